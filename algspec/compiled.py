@@ -1,0 +1,157 @@
+"""`CompiledAlgorithm`: the Python API object for one checked `.alg` file."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from algspec import ir
+from algspec.generators import GENERATORS
+from algspec.interp import ActivityObserver, Trajectories
+from algspec.interp import run as run_program
+
+
+class CompiledAlgorithm:
+    """A compiled algorithm: its IR, CLRS spec, sampler and efficiency figures."""
+
+    def __init__(self, program: ir.Program, source: str):
+        self.ir = program
+        self.source = source
+        self.name = program.name
+        self.path = program.path
+        self.spec: dict[str, tuple[str, str, str]] = program.spec()
+
+    def __repr__(self) -> str:
+        return f"CompiledAlgorithm({self.name!r}, path={self.path!r})"
+
+    # ------------------------------------------------------------ identity
+    def spec_hash(self) -> str:
+        """sha256 of the IR: changes whenever the algorithm's semantics or spec change."""
+        return hashlib.sha256(self.ir.model_dump_json().encode()).hexdigest()
+
+    @property
+    def generated_inputs(self) -> list[ir.DataDecl]:
+        return [d for d in self.ir.decls if d.generator is not None]
+
+    @property
+    def primary_inputs(self) -> list[str]:
+        """Names of the inputs `trace` takes: the generated ones."""
+        return [d.name for d in self.generated_inputs]
+
+    def generator_params(self, **overrides: Any) -> dict[str, dict[str, Any]]:
+        """Per-input generator parameters after overrides.
+
+        An override `param=value` applies to every generator with that
+        parameter; `input.param=value` (or `input__param`) to one input only.
+        Unknown names raise `ValueError`.
+        """
+        out = {d.name: dict(d.generator.params) for d in self.generated_inputs}
+        for key, value in overrides.items():
+            target, _, param = key.replace("__", ".").rpartition(".")
+            hits = [name for name, ps in out.items()
+                    if param in ps and (not target or target == name)]
+            if not hits:
+                known = sorted({f"{n}.{p}" for n, ps in out.items() for p in ps})
+                raise ValueError(f"unknown generator parameter `{key}` for {self.name}; "
+                                 f"known: {', '.join(known) or 'none'}")
+            for name in hits:
+                gen = GENERATORS[self.ir.decl(name).generator.name]
+                out[name] = gen.resolve({**out[name], param: value})
+        return out
+
+    # ------------------------------------------------------------ execution
+    def generate(self, n: int, batch_size: int, rng: np.random.Generator | int | None = None,
+                 **params: Any) -> dict[str, np.ndarray]:
+        """Draw the primary inputs of `batch_size` samples of size n."""
+        rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
+        out = {}
+        for name, ps in self.generator_params(**params).items():
+            gen = GENERATORS[self.ir.decl(name).generator.name]
+            out[name] = gen.sample(rng, batch_size, n, **ps)
+        return out
+
+    def run(self, inputs: dict[str, np.ndarray], n: int | None = None,
+            observer: ActivityObserver | None = None, dtype=np.float32) -> Trajectories:
+        """Execute on a batch of primary inputs (leading batch axis)."""
+        if n is None:
+            n = self._infer_n(inputs, batched=True)
+        return run_program(self.ir, inputs, n, observer, dtype)
+
+    def sample(self, n: int, batch_size: int, seed: np.random.Generator | int | None = None,
+               observer: ActivityObserver | None = None, **params: Any) -> Trajectories:
+        """Generate inputs and run them: a batch of trajectories in CLRS encoding."""
+        return self.run(self.generate(n, batch_size, seed, **params), n, observer)
+
+    def _infer_n(self, inputs: dict[str, np.ndarray], batched: bool) -> int:
+        lead = 1 if batched else 0
+        for d in self.generated_inputs:
+            if d.name in inputs and d.loc != ir.Loc.GRAPH:
+                return int(np.asarray(inputs[d.name]).shape[lead])
+        raise ValueError(f"{self.name}: cannot infer n from inputs {sorted(inputs)}")
+
+    def trace(self, **inputs: Any) -> tuple[Any, dict]:
+        """Run one sample given its primary inputs; return `(output, probes)` like dm-clrs."""
+        missing = set(self.primary_inputs) - set(inputs)
+        extra = set(inputs) - set(self.primary_inputs)
+        if missing or extra:
+            raise TypeError(f"{self.name}.trace takes inputs {self.primary_inputs}; "
+                            f"missing {sorted(missing)}, unexpected {sorted(extra)}")
+        n = self._infer_n(inputs, batched=False)
+        batch = {k: np.asarray(v, dtype=np.float64)[None] for k, v in inputs.items()}
+        traj = self.run(batch, n, dtype=np.float64)
+        return self._output_value(traj), to_probes(traj)
+
+    def _output_value(self, traj: Trajectories) -> Any:
+        outs = {}
+        for name, data in traj.outputs.items():
+            _, loc, t = self.spec[name]
+            x = data[0]
+            if t == "mask_one" or t == "categorical":
+                x = int(np.argmax(x)) if t == "mask_one" else np.argmax(x, axis=-1)
+            elif t in ("pointer", "should_be_permutation"):
+                x = x.astype(np.int64)
+            outs[name] = x
+        return next(iter(outs.values())) if len(outs) == 1 else outs
+
+    # ------------------------------------------------------------ consumers
+    def sampler(self, length: int, num_samples: int = -1, seed: int | None = None,
+                **params: Any):
+        """A `clrs.Sampler`-compatible sampler (imports dm-clrs, hence tensorflow)."""
+        from algspec.clrs_bridge.sampler import AlgspecSampler
+        self.generator_params(**params)  # fail early on unknown parameters
+        return AlgspecSampler(self, self.spec, num_samples, seed=seed, length=length, **params)
+
+    def static_efficiency(self):
+        from algspec.efficiency.static import analyse
+        return analyse(self.ir)
+
+
+def to_probes(traj: Trajectories) -> dict:
+    """Single-sample trajectories as dm-clrs's finalized `ProbesDict`."""
+    probes: dict = {s: {loc: {} for loc in ("node", "edge", "graph")}
+                    for s in ("input", "output", "hint")}
+    length = int(traj.lengths[0])
+    for name, (stage, loc, t) in traj.spec.items():
+        if stage == "hint":
+            data = traj.hints[name][:length, 0]
+        else:
+            src = traj.inputs if stage == "input" else traj.outputs
+            data = np.squeeze(src[name][0])
+        probes[stage][loc][name] = {"data": data, "type_": t}
+    return probes
+
+
+def load_source(source: str, path: str = "<string>") -> CompiledAlgorithm:
+    """Parse, check and compile `.alg` source; raises `AlgError` with diagnostics."""
+    from algspec.checks import check
+    from algspec.language.parser import parse
+    return CompiledAlgorithm(check(parse(source, path), path), source)
+
+
+def load(path: str | Path) -> CompiledAlgorithm:
+    """Compile a `.alg` file."""
+    p = Path(path)
+    return load_source(p.read_text(), str(path))

@@ -1,0 +1,301 @@
+"""Batched dataset generation and reproducible export to disk (numpy only).
+
+A dataset is named by its manifest: algorithm, spec hash, generator
+parameters, seed, size.  Rebuilding from the same manifest (same algspec and
+numpy versions) gives the same bytes: the `.npz` zip is written entry by
+entry with fixed timestamps, the manifest holds no clock time, and the random
+stream depends only on the seed and the chunk size.
+
+`sample_dataset` is also what `AlgspecSampler` uses for its fixed dataset, so
+`AlgspecSampler(alg, ..., num_samples=K, seed=S, length=N)` serves exactly the
+samples `export(alg, dir, N, K, S)` writes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import json
+import os
+import shutil
+import tempfile
+import zipfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "FORMAT",
+    "concat_trajectories",
+    "export",
+    "load_dataset",
+    "pad_hints",
+    "replace_fields",
+    "sample_dataset",
+    "spec_hash",
+    "streams",
+]
+
+FORMAT = "algspec-dataset/1"
+SAMPLES_FILE = "samples.npz"
+MANIFEST_FILE = "manifest.json"
+_ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # the earliest date a zip entry can hold
+_FIELDS = ("spec", "inputs", "outputs", "hints", "lengths")
+
+
+# ------------------------------------------------------------ trajectories
+def streams(seed: int | None) -> tuple[np.random.Generator, ...]:
+    """Independent (data, batch index, max-steps probe) generators for a seed.
+
+    Spawned from one SeedSequence so the data stream never depends on how
+    many draws the other two make.
+    """
+    return tuple(np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(3))
+
+
+def replace_fields(traj: Any, **fields: Any) -> Any:
+    """A copy of `traj` with some fields replaced, keeping any extra fields."""
+    if dataclasses.is_dataclass(traj):
+        return dataclasses.replace(traj, **fields)
+    kept = {k: getattr(traj, k) for k in _FIELDS}
+    return type(traj)(**{**kept, **fields})
+
+
+def pad_hints(hints: Mapping[str, np.ndarray], steps: int) -> dict[str, np.ndarray]:
+    """Zero pad every `[T, B, ...]` hint to `steps` frames (never truncates)."""
+    out = {}
+    for name, h in hints.items():
+        if h.shape[0] < steps:
+            pad = np.zeros((steps - h.shape[0],) + h.shape[1:], dtype=h.dtype)
+            h = np.concatenate([h, pad], axis=0)
+        out[name] = h
+    return out
+
+
+def hint_steps(traj: Any) -> int:
+    """Number of hint frames `T` of a batch (0 for an algorithm without hints)."""
+    return int(next(iter(traj.hints.values())).shape[0]) if traj.hints else 0
+
+
+def concat_trajectories(trajs: list[Any]) -> Any:
+    """Concatenate batches along the batch axis, padding hints to the longest."""
+    if len(trajs) == 1:
+        return trajs[0]
+    steps = max(hint_steps(t) for t in trajs)
+    padded = [pad_hints(t.hints, steps) for t in trajs]
+    first = trajs[0]
+    return replace_fields(
+        first,
+        inputs={k: np.concatenate([t.inputs[k] for t in trajs]) for k in first.inputs},
+        outputs={k: np.concatenate([t.outputs[k] for t in trajs]) for k in first.outputs},
+        hints={k: np.concatenate([p[k] for p in padded], axis=1) for k in first.hints},
+        lengths=np.concatenate([np.asarray(t.lengths) for t in trajs]),
+    )
+
+
+def sample_dataset(
+    alg: Any,
+    length: int,
+    num_samples: int,
+    rng: np.random.Generator | int | None,
+    params: Mapping[str, Any] | None = None,
+    chunk_size: int = 1024,
+) -> Any:
+    """`num_samples` trajectories of size `length`, drawn in batched chunks.
+
+    An int `rng` is a seed: the samples come from `streams(seed)[0]`.
+    """
+    if num_samples < 1:
+        raise ValueError(f"num_samples must be >= 1, got {num_samples}")
+    if chunk_size < 1:
+        raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
+    if not isinstance(rng, np.random.Generator):
+        rng = streams(rng)[0]
+    chunks = [
+        alg.sample(length, min(chunk_size, num_samples - start), rng, **dict(params or {}))
+        for start in range(0, num_samples, chunk_size)
+    ]
+    return concat_trajectories(chunks)
+
+
+# ------------------------------------------------------------------ hashing
+def _canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def _strip_locations(obj: Any) -> Any:
+    """Drop source spans and paths: moving a file or adding a comment keeps the hash."""
+    if isinstance(obj, dict):
+        return {k: _strip_locations(v) for k, v in obj.items() if k not in ("span", "path")}
+    if isinstance(obj, list):
+        return [_strip_locations(v) for v in obj]
+    return obj
+
+
+def spec_hash(alg: Any) -> str:
+    """sha256 of the canonical JSON of the spec plus the IR (if it is pydantic)."""
+    payload: dict[str, Any] = {"spec": {k: list(v) for k, v in alg.spec.items()}}
+    dump = getattr(getattr(alg, "ir", None), "model_dump_json", None)
+    if callable(dump):
+        payload["ir"] = _strip_locations(json.loads(dump()))
+    return hashlib.sha256(_canonical(payload).encode()).hexdigest()
+
+
+def _generators(alg: Any, params: Mapping[str, Any]) -> dict[str, Any]:
+    """Per-input generator name and resolved parameters, as far as `alg` tells."""
+    resolve = getattr(alg, "generator_params", None)
+    if not callable(resolve):
+        return {}
+    out = {}
+    for name, resolved in resolve(**params).items():
+        entry: dict[str, Any] = {"params": {k: _jsonable(v) for k, v in resolved.items()}}
+        try:
+            entry["generator"] = alg.ir.decl(name).generator.name
+        except (AttributeError, KeyError):
+            pass
+        out[name] = entry
+    return out
+
+
+def _jsonable(v: Any) -> Any:
+    return v.item() if isinstance(v, np.generic) else v
+
+
+# ------------------------------------------------------------------- export
+def _write_npz(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
+    """An `np.load`-readable .npz whose bytes depend only on the arrays.
+
+    `np.savez` stamps each zip entry with the current time; here every entry
+    gets a fixed date and permission bits, in sorted name order.
+    """
+    with zipfile.ZipFile(path, "w") as zf:
+        for name in sorted(arrays):
+            buf = io.BytesIO()
+            np.lib.format.write_array(buf, np.ascontiguousarray(arrays[name]), allow_pickle=False)
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=_ZIP_DATE)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            info.create_system = 3
+            zf.writestr(info, buf.getvalue(), compresslevel=6)
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def export(
+    alg: Any,
+    out_dir: str | os.PathLike[str],
+    length: int,
+    num_samples: int,
+    seed: int,
+    params: Mapping[str, Any] | None = None,
+    *,
+    chunk_size: int = 1024,
+    overwrite: bool = False,
+) -> Path:
+    """Write `num_samples` samples of size `length` to `out_dir`; return its path.
+
+    `out_dir` gets `samples.npz` (entries `inputs/<name>`, `outputs/<name>`,
+    `hints/<name>` `[T, B, ...]` zero padded, `lengths`) and `manifest.json`.
+    Everything is written to a temporary sibling directory that is renamed
+    into place at the end, so a failure leaves nothing behind.  An existing
+    non-empty `out_dir` is replaced only with `overwrite=True`.
+    """
+    out = Path(out_dir)
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+        raise TypeError(f"export needs an integer seed to be reproducible, got {seed!r}")
+    if out.exists() and not out.is_dir():
+        raise FileExistsError(f"{out} exists and is not a directory")
+    if out.is_dir() and any(out.iterdir()) and not overwrite:
+        raise FileExistsError(f"{out} is not empty (pass overwrite=True to replace it)")
+    params = dict(params or {})
+    generators = _generators(alg, params)  # fails early on unknown parameters
+    traj = sample_dataset(alg, length, num_samples, int(seed), params, chunk_size)
+
+    arrays: dict[str, np.ndarray] = {"lengths": np.asarray(traj.lengths)}
+    for group in ("inputs", "outputs", "hints"):
+        for name, arr in getattr(traj, group).items():
+            arrays[f"{group}/{name}"] = np.asarray(arr)
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
+    try:
+        _write_npz(tmp / SAMPLES_FILE, arrays)
+        from algspec import __version__
+
+        manifest = {
+            "format": FORMAT,
+            "algorithm": alg.name,
+            "spec_hash": spec_hash(alg),
+            # A list, not an object: the order is CLRS's data point order.
+            "spec": [[k, *v] for k, v in alg.spec.items()],
+            "generators": generators,
+            "params": {k: _jsonable(v) for k, v in params.items()},
+            "seed": int(seed),
+            "length": int(length),
+            "num_samples": int(num_samples),
+            "chunk_size": int(chunk_size),
+            "max_steps": hint_steps(traj),
+            "arrays": {k: {"shape": list(v.shape), "dtype": v.dtype.str}
+                       for k, v in sorted(arrays.items())},
+            "algspec_version": __version__,
+            "numpy_version": np.__version__,
+            "files": {SAMPLES_FILE: {"sha256": _sha256(tmp / SAMPLES_FILE),
+                                     "bytes": (tmp / SAMPLES_FILE).stat().st_size}},
+        }
+        (tmp / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o777 & ~umask)
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
+            os.replace(out, old / "d")
+            os.replace(tmp, out)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return out
+
+
+def load_dataset(path: str | os.PathLike[str], verify: bool = True) -> tuple[dict, Any]:
+    """Read an exported dataset back as `(manifest, Trajectories)`.
+
+    With `verify`, the file checksums in the manifest are checked first.
+    """
+    root = Path(path)
+    manifest = json.loads((root / MANIFEST_FILE).read_text())
+    if manifest.get("format") != FORMAT:
+        raise ValueError(f"{root}: unknown dataset format {manifest.get('format')!r}")
+    if verify:
+        for fname, meta in manifest["files"].items():
+            if _sha256(root / fname) != meta["sha256"]:
+                raise ValueError(f"{root / fname}: checksum mismatch")
+    groups: dict[str, dict[str, np.ndarray]] = {"inputs": {}, "outputs": {}, "hints": {}}
+    with np.load(root / SAMPLES_FILE, allow_pickle=False) as z:
+        lengths = z["lengths"]
+        for key in z.files:
+            if "/" in key:
+                group, name = key.split("/", 1)
+                groups[group][name] = z[key]
+    spec = {name: (stage, loc, type_) for name, stage, loc, type_ in manifest["spec"]}
+    from algspec.interp import Trajectories
+
+    traj = Trajectories(
+        spec=spec,
+        inputs={k: groups["inputs"][k] for k, v in spec.items() if v[0] == "input"},
+        outputs={k: groups["outputs"][k] for k, v in spec.items() if v[0] == "output"},
+        hints={k: groups["hints"][k] for k, v in spec.items() if v[0] == "hint"},
+        lengths=lengths,
+    )
+    return manifest, traj

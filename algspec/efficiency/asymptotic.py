@@ -1,0 +1,443 @@
+"""A small algebra of worst-case asymptotic classes in n, m and log n.
+
+A class is a quotient of two *sums of terms* ``n^a m^b log^c n`` with the
+constants dropped. Only the dominant terms of a sum are kept: a term is
+dropped when another term is at least as large for every large n and m,
+treating n and m as independent (so `n + m` stays, `n^2 + n log n` becomes
+`n^2`). This is the tropical view of big-Theta: a sum of non-negative terms
+is within a factor of its largest term, so `+` is `max`, and powers
+distribute over sums ((a + b)^p ~ a^p + b^p for p > 0).
+
+Quotients cancel exactly when the denominator divides the numerator up to
+constants (`n(n+m) / (n+m) = n`), which is what efficiency ratios need:
+`eta = work / (N * T)`, `epsilon = active edges / (T * |E|)`.
+
+sympy is deliberately not used: the classes are tiny and this keeps the core
+import-light.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Iterable, Union
+
+Number = Union[int, float, Fraction]
+
+
+def _frac(x: Number) -> Fraction:
+    return x if isinstance(x, Fraction) else Fraction(x).limit_denominator(1000)
+
+
+@dataclass(frozen=True, order=True)
+class Term:
+    """One monomial n^n m^m (log n)^log; exponents may be negative or fractional."""
+
+    n: Fraction = Fraction(0)
+    m: Fraction = Fraction(0)
+    log: Fraction = Fraction(0)
+
+    def __mul__(self, o: Term) -> Term:
+        return Term(self.n + o.n, self.m + o.m, self.log + o.log)
+
+    def __truediv__(self, o: Term) -> Term:
+        return Term(self.n - o.n, self.m - o.m, self.log - o.log)
+
+    def __pow__(self, p: Number) -> Term:
+        p = _frac(p)
+        return Term(self.n * p, self.m * p, self.log * p)
+
+    def is_one(self) -> bool:
+        return self.n == 0 and self.m == 0 and self.log == 0
+
+    def dominated_by(self, o: Term) -> bool:
+        """self = O(o) for all large n and m (m independent of n).
+
+        A polynomial factor beats any power of log n, so the log exponent only
+        decides when the n and m exponents are equal.
+        """
+        if self.n > o.n or self.m > o.m:
+            return False
+        return self.n < o.n or self.m < o.m or self.log <= o.log
+
+    def value(self, n: float, m: float | None) -> float:
+        out = float(n) ** float(self.n)
+        if self.m:
+            if m is None:
+                raise ValueError("this class depends on m: pass m=...")
+            out *= float(m) ** float(self.m)
+        if self.log:
+            out *= math.log2(n) ** float(self.log)
+        return out
+
+    def gcd(self, o: Term) -> Term:
+        return Term(min(self.n, o.n), min(self.m, o.m), min(self.log, o.log))
+
+
+ONE_TERM = Term()
+
+
+def _reduce(terms: Iterable[Term]) -> frozenset[Term]:
+    """Keep only the terms no other term dominates (an antichain)."""
+    ts = set(terms)
+    keep = []
+    for t in ts:
+        if not any(o != t and t.dominated_by(o) for o in ts):
+            keep.append(t)
+    return frozenset(keep)
+
+
+def _mul(a: frozenset[Term], b: frozenset[Term]) -> frozenset[Term]:
+    return _reduce(x * y for x in a for y in b)
+
+
+def _dominated(a: frozenset[Term], b: frozenset[Term]) -> bool:
+    """Every term of a is O(some term of b): the sum a = O(sum b)."""
+    return all(any(t.dominated_by(o) for o in b) for t in a)
+
+
+def _content(a: frozenset[Term]) -> Term:
+    """The largest monomial dividing every term (componentwise minimum)."""
+    it = iter(a)
+    g = next(it)
+    for t in it:
+        g = g.gcd(t)
+    return g
+
+
+class Asymptotic:
+    """A worst-case asymptotic class: Theta(num / den), num and den sums of terms.
+
+    Build classes from `n`, `m`, `log_n`, `one` with `+ * / **`; `str` prints
+    them readably (`n log n`, `1/n^2`, `n(n+m)`); `evaluate(n=..., m=...)`
+    gives the class's value at a point with the constants dropped.
+    """
+
+    __slots__ = ("num", "den")
+    __hash__ = None  # equality is asymptotic (cross-multiplied), not structural
+
+    def __init__(self, num: Iterable[Term], den: Iterable[Term] = (ONE_TERM,)):
+        num, den = _reduce(num), _reduce(den)
+        if not den:
+            raise ZeroDivisionError("asymptotic class with a zero denominator")
+        self.num, self.den = _normalise(num, den)
+
+    # ------------------------------------------------------------ constructors
+    @staticmethod
+    def term(n: Number = 0, m: Number = 0, log: Number = 0) -> Asymptotic:
+        return Asymptotic([Term(_frac(n), _frac(m), _frac(log))])
+
+    @staticmethod
+    def const(value: Number = 1) -> Asymptotic:
+        """A constant: 1 (any positive value) or 0."""
+        return Asymptotic([ONE_TERM] if value else [])
+
+    @staticmethod
+    def parse(text: str) -> Asymptotic:
+        """Parse what `str` prints (and a little more): `n(n+m)`, `1/n^2`, `n log n`, `n^2 + nm`."""
+        return _Parser(text).parse()
+
+    # ------------------------------------------------------------ predicates
+    @property
+    def is_zero(self) -> bool:
+        return not self.num
+
+    def depends_on_m(self) -> bool:
+        return any(t.m for t in self.num | self.den)
+
+    def is_O(self, other: Asymptotic) -> bool:
+        """self = O(other) for all large n and m."""
+        return _dominated(_mul(self.num, other.den), _mul(other.num, self.den))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (int, float, Fraction)):
+            other = Asymptotic.const(other)
+        if not isinstance(other, Asymptotic):
+            return NotImplemented
+        return self.is_O(other) and other.is_O(self)
+
+    # ------------------------------------------------------------ arithmetic
+    def __add__(self, o: Asymptotic | Number) -> Asymptotic:
+        o = _lift(o)
+        if self.is_zero:
+            return o
+        if o.is_zero:
+            return self
+        return Asymptotic(_mul(self.num, o.den) | _mul(o.num, self.den), _mul(self.den, o.den))
+
+    __radd__ = __add__
+
+    def __mul__(self, o: Asymptotic | Number) -> Asymptotic:
+        o = _lift(o)
+        return Asymptotic(_mul(self.num, o.num), _mul(self.den, o.den))
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, o: Asymptotic | Number) -> Asymptotic:
+        o = _lift(o)
+        if o.is_zero:
+            raise ZeroDivisionError("division by the zero class")
+        return Asymptotic(_mul(self.num, o.den), _mul(self.den, o.num))
+
+    def __rtruediv__(self, o: Asymptotic | Number) -> Asymptotic:
+        return _lift(o) / self
+
+    def __pow__(self, p: Number) -> Asymptotic:
+        p = _frac(p)
+        if self.is_zero:
+            return self
+        num = [t ** abs(p) for t in self.num]
+        den = [t ** abs(p) for t in self.den]
+        return Asymptotic(num, den) if p >= 0 else Asymptotic(den, num)
+
+    def log(self) -> Asymptotic:
+        """log of the class: log n if it grows polynomially (log m ~ log n as m <= n^2), else 1."""
+        grows = any(t.n > 0 or t.m > 0 for t in self.num) or \
+            any(t.n < 0 or t.m < 0 for t in self.den)
+        if grows:
+            return Asymptotic([Term(log=Fraction(1))])
+        return Asymptotic.const(1)
+
+    # ------------------------------------------------------------ values
+    def evaluate(self, n: float, m: float | None = None) -> float:
+        """The class's value at (n, m), constants dropped and log base 2."""
+        num = sum(t.value(n, m) for t in self.num)
+        den = sum(t.value(n, m) for t in self.den)
+        return num / den
+
+    def local_slope(self, sizes: list[float], ms: list[float] | None = None) -> float:
+        """Least-squares slope of log(value) against log(n) over `sizes`.
+
+        A class like n log n has no single exponent; its slope between the
+        sizes measured is what a measured exponent should be compared with.
+        """
+        ms = ms if ms is not None else [None] * len(sizes)
+        ys = [self.evaluate(s, mm) for s, mm in zip(sizes, ms)]
+        return fit_slope(sizes, ys)
+
+    def __str__(self) -> str:
+        if self.is_zero:
+            return "0"
+        if len(self.den) == 1 and next(iter(self.den)).is_one():
+            return _fmt_sum(self.num, top=True)
+        return _fmt_fraction(self.num, self.den)
+
+    def __repr__(self) -> str:
+        return f"Asymptotic({str(self)!r})"
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+    def to_json(self) -> str:
+        return str(self)
+
+
+def _lift(x: Asymptotic | Number) -> Asymptotic:
+    return x if isinstance(x, Asymptotic) else Asymptotic.const(x)
+
+
+def _normalise(num: frozenset[Term], den: frozenset[Term]) -> tuple[frozenset, frozenset]:
+    """Cancel what num and den have in common: monomial content, then exact quotients."""
+    if not num:
+        return frozenset(), frozenset([ONE_TERM])
+    g = _content(den)
+    num = frozenset(t / g for t in num)
+    den = frozenset(t / g for t in den)
+    if len(den) == 1:
+        return num, den
+    # num / den = Q when den * Q ~ num: Q is every candidate quotient whose product with
+    # den stays below num; if those products reach num, the division is exact.
+    cands = _reduce(t / d for t in num for d in den)
+    q = frozenset(c for c in cands if _dominated(_mul(den, frozenset([c])), num))
+    if q and _dominated(num, _mul(den, q)):
+        return _reduce(q), frozenset([ONE_TERM])
+    # Otherwise cancel the content of the numerator only where it divides the denominator
+    # exactly (keeps fractions like (n+m)/(n^2+m) readable).
+    return num, den
+
+
+# ---------------------------------------------------------------- printing
+def _exp(x: Fraction) -> str:
+    return str(x.numerator) if x.denominator == 1 else f"({x.numerator}/{x.denominator})"
+
+
+def _fmt_pos(t: Term) -> str:
+    """Print a term with non-negative exponents: `n^2 m log n`; `1` for the unit term."""
+    parts: list[str] = []
+    for sym, e in (("n", t.n), ("m", t.m)):
+        if e == 0:
+            continue
+        parts.append(sym if e == 1 else f"{sym}^{_exp(e)}")
+    # juxtapose single letters (`nm`), space after an exponent (`n^2 m`)
+    out = ""
+    for p in parts:
+        out += ("" if not out or not out[-1].isdigit() and not out.endswith(")") else " ") + p
+    if t.log:
+        lg = "log n" if t.log == 1 else f"log^{_exp(t.log)} n"
+        out = f"{out} {lg}" if out else lg
+    return out or "1"
+
+
+def _split(t: Term) -> tuple[Term, Term]:
+    """A term as (numerator part, denominator part), both with non-negative exponents."""
+    pos = Term(max(t.n, Fraction(0)), max(t.m, Fraction(0)), max(t.log, Fraction(0)))
+    neg = Term(max(-t.n, Fraction(0)), max(-t.m, Fraction(0)), max(-t.log, Fraction(0)))
+    return pos, neg
+
+
+def _fmt_term(t: Term) -> str:
+    pos, neg = _split(t)
+    if neg.is_one():
+        return _fmt_pos(pos)
+    d = _fmt_pos(neg)
+    if " " in d or sum(1 for e in (neg.n, neg.m, neg.log) if e) > 1:
+        d = f"({d})"
+    return f"{_fmt_pos(pos)}/{d}"
+
+
+def _order(t: Term) -> tuple:
+    return (-t.n, -t.m, -t.log)
+
+
+def _fmt_sum(terms: frozenset[Term], top: bool = False) -> str:
+    ts = sorted(terms, key=_order)
+    if len(ts) == 1:
+        return _fmt_term(ts[0])
+    g = _content(frozenset(ts))
+    sep = " + " if top else "+"
+    if not g.is_one() and g.n >= 0 and g.m >= 0 and g.log >= 0:
+        inner = "+".join(_fmt_term(t / g) for t in ts)
+        head = _fmt_pos(Term(g.n, g.m, Fraction(0)))
+        out = f"({inner})" if head == "1" else f"{head}({inner})"
+        if g.log:
+            out += " " + ("log n" if g.log == 1 else f"log^{_exp(g.log)} n")
+        return out
+    return sep.join(_fmt_term(t) for t in ts)
+
+
+def _fmt_fraction(num: frozenset[Term], den: frozenset[Term]) -> str:
+    a = _fmt_sum(num)
+    b = _fmt_sum(den)
+    if len(num) > 1 and not a.endswith(")"):
+        a = f"({a})"
+    if len(den) > 1 and not (b.startswith("(") and b.endswith(")") and b.count("(") == 1):
+        b = f"({b})"
+    return f"{a}/{b}"
+
+
+# ---------------------------------------------------------------- parsing
+class _Parser:
+    """Recursive descent over `sum := prod ('+' prod)*`, `prod := pow (('*'|'/'|juxt) pow)*`."""
+
+    _TOKEN = re.compile(r"\s*(log\^\d+|log|\d+(?:\.\d+)?|[nm()+*/^-])")
+
+    def __init__(self, text: str):
+        self.text = text
+        self.toks: list[str] = []
+        pos = 0
+        text = text.strip()
+        while pos < len(text):
+            mt = self._TOKEN.match(text, pos)
+            if not mt:
+                raise ValueError(f"cannot parse asymptotic class {self.text!r} at {text[pos:]!r}")
+            self.toks.append(mt.group(1))
+            pos = mt.end()
+        self.i = 0
+
+    def peek(self) -> str | None:
+        return self.toks[self.i] if self.i < len(self.toks) else None
+
+    def take(self) -> str:
+        t = self.peek()
+        if t is None:
+            raise ValueError(f"unexpected end of {self.text!r}")
+        self.i += 1
+        return t
+
+    def parse(self) -> Asymptotic:
+        out = self.sum()
+        if self.peek() is not None:
+            raise ValueError(f"unexpected {self.peek()!r} in {self.text!r}")
+        return out
+
+    def sum(self) -> Asymptotic:
+        out = self.prod()
+        while self.peek() == "+":
+            self.take()
+            out = out + self.prod()
+        return out
+
+    def prod(self) -> Asymptotic:
+        out = self.power()
+        while self.peek() is not None and self.peek() not in ("+", ")"):
+            if self.peek() == "/":
+                self.take()
+                out = out / self.power()
+            else:
+                if self.peek() == "*":
+                    self.take()
+                out = out * self.power()
+        return out
+
+    def power(self) -> Asymptotic:
+        base = self.atom()
+        if self.peek() == "^":
+            self.take()
+            neg = self.peek() == "-"
+            if neg:
+                self.take()
+            if self.peek() == "(":
+                self.take()
+                num = int(self.take())
+                self.take()  # '/'
+                den = int(self.take())
+                self.take()  # ')'
+                e = Fraction(num, den)
+            else:
+                e = Fraction(self.take())
+            base = base ** (-e if neg else e)
+        return base
+
+    def atom(self) -> Asymptotic:
+        t = self.take()
+        if t == "n":
+            return Asymptotic.term(n=1)
+        if t == "m":
+            return Asymptotic.term(m=1)
+        if t.startswith("log"):
+            p = int(t[4:]) if "^" in t else 1
+            if self.take() != "n":
+                raise ValueError(f"only `log n` is supported in {self.text!r}")
+            return Asymptotic.term(log=p)
+        if t == "(":
+            out = self.sum()
+            if self.take() != ")":
+                raise ValueError(f"missing ')' in {self.text!r}")
+            return out
+        if re.fullmatch(r"\d+(\.\d+)?", t):
+            return Asymptotic.const(float(t))
+        raise ValueError(f"unexpected {t!r} in {self.text!r}")
+
+
+def fit_slope(xs: Iterable[float], ys: Iterable[float]) -> float:
+    """Least-squares slope of log(y) on log(x); NaN when fewer than two positive points."""
+    pts = [(math.log(x), math.log(y)) for x, y in zip(xs, ys) if x > 0 and y > 0]
+    if len(pts) < 2:
+        return float("nan")
+    mx = sum(p[0] for p in pts) / len(pts)
+    my = sum(p[1] for p in pts) / len(pts)
+    sxx = sum((p[0] - mx) ** 2 for p in pts)
+    if sxx == 0:
+        return float("nan")
+    return sum((p[0] - mx) * (p[1] - my) for p in pts) / sxx
+
+
+n = Asymptotic.term(n=1)
+m = Asymptotic.term(m=1)
+log_n = Asymptotic.term(log=1)
+one = Asymptotic.const(1)
+zero = Asymptotic.const(0)
+
+__all__ = ["Asymptotic", "Term", "fit_slope", "log_n", "m", "n", "one", "zero"]

@@ -1,0 +1,394 @@
+"""The one typed IR of an algorithm, consumed by every interpreter.
+
+`algspec.checks` lowers the AST into this IR: names are resolved, every
+expression carries its dtype, whole-array expressions (derived data, array
+assignments) are rewritten pointwise over implicit index variables, and
+surface sugar (`+=`, `else if`, a `forall` outside a `round`) is gone. The
+batched interpreter (`algspec.interp`), the efficiency analysis
+(`algspec.efficiency`) and lint (`algspec.lint`) all read this IR, so an
+algorithm's semantics exist exactly once.
+
+Index variables: an expression is evaluated in a *scope*, the ordered list
+of node-index variables bound around it (`forall v`, `forall v, u`, an
+aggregation's variable, or the implicit `@i`/`@j` of a node/edge-located
+whole-array expression). A value has one axis per scope variable.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Literal, Union
+
+from pydantic import BaseModel
+
+from algspec.diagnostics import Span
+
+
+class DType(str, Enum):
+    INT = "int"
+    FLOAT = "float"
+    BOOL = "bool"
+
+
+class Loc(str, Enum):
+    NODE = "node"
+    EDGE = "edge"
+    GRAPH = "graph"
+
+
+class Stage(str, Enum):
+    INPUT = "input"
+    OUTPUT = "output"
+    HINT = "hint"
+    STATE = "state"
+
+
+# CLRS type names as dm-clrs spells them (specs.Type).
+CLRS_TYPES = {
+    "scalar": "scalar",
+    "mask": "mask",
+    "mask_one": "mask_one",
+    "pointer": "pointer",
+    "categorical": "categorical",
+    "permutation": "should_be_permutation",
+    "should_be_permutation": "should_be_permutation",
+}
+
+# Storage dtype of each CLRS type.
+CLRS_DTYPES = {
+    "scalar": DType.FLOAT,
+    "mask": DType.BOOL,
+    "mask_one": DType.BOOL,
+    "pointer": DType.INT,
+    "categorical": DType.INT,
+    "should_be_permutation": DType.INT,
+}
+
+
+class IRNode(BaseModel):
+    span: Span = Span()
+
+
+# ---------------------------------------------------------------- expressions
+class Const(IRNode):
+    kind: Literal["const"] = "const"
+    value: float | int | bool
+    dtype: DType
+
+
+class Size(IRNode):
+    """The problem size `n`, the node count `N`, or the edge count `m`."""
+
+    kind: Literal["size"] = "size"
+    which: Literal["n", "N", "m"]
+    dtype: DType = DType.INT
+
+
+class IndexVar(IRNode):
+    """A bound node index: its value along scope axis `axis` is the node number."""
+
+    kind: Literal["ivar"] = "ivar"
+    name: str
+    axis: int
+    dtype: DType = DType.INT
+
+
+class VarRef(IRNode):
+    """A graph-level value: a declared graph datum or a `let`/loop local."""
+
+    kind: Literal["var"] = "var"
+    name: str
+    local: bool = False
+    dtype: DType
+
+
+class Read(IRNode):
+    """`x[e]` of a node array or `A[e1, e2]` of an edge array."""
+
+    kind: Literal["read"] = "read"
+    name: str
+    loc: Loc
+    indices: list[Expr]
+    dtype: DType
+
+
+class Unary(IRNode):
+    kind: Literal["unary"] = "unary"
+    op: Literal["-", "not"]
+    operand: Expr
+    dtype: DType
+
+
+class Binary(IRNode):
+    kind: Literal["binary"] = "binary"
+    op: str
+    left: Expr
+    right: Expr
+    dtype: DType
+
+
+class Cond(IRNode):
+    kind: Literal["cond"] = "cond"
+    cond: Expr
+    then: Expr
+    otherwise: Expr
+    dtype: DType
+
+
+class Call(IRNode):
+    """A pointwise builtin: abs, floor, ceil, sqrt, log2, min, max, float, int."""
+
+    kind: Literal["call"] = "call"
+    func: str
+    args: list[Expr]
+    dtype: DType
+
+
+class Chain(IRNode):
+    """Predecessor pointers of the list `order` (CLRS's `probing.array`): node-located."""
+
+    kind: Literal["chain"] = "chain"
+    order: str
+    axis: int
+    dtype: DType = DType.INT
+
+
+class Aggregate(IRNode):
+    """Reduce `body` over a new index variable at scope axis `axis`.
+
+    `domain` is all nodes, or the in-/out-neighbours of node `of` on the
+    interconnection graph; `filter` restricts the reduced set.
+    """
+
+    kind: Literal["agg"] = "agg"
+    op: Literal["min", "max", "sum", "any", "all", "count"]
+    var: str
+    axis: int
+    domain: Literal["nodes", "incoming", "outgoing"]
+    of: Expr | None = None
+    filter: Expr | None = None
+    body: Expr
+    default: Expr | None = None
+    dtype: DType
+
+
+Expr = Union[Const, Size, IndexVar, VarRef, Read, Unary, Binary, Cond, Call, Chain, Aggregate]
+
+
+# ----------------------------------------------------------------- statements
+class Target(IRNode):
+    """An assignment target: a graph datum/local, `x[i]`, `A[i, j]`, or a whole array."""
+
+    name: str
+    loc: Loc
+    local: bool = False
+    indices: list[Expr] = []
+    whole: bool = False
+    dtype: DType
+
+
+class Stmt(IRNode):
+    id: int = -1
+
+
+class Assign(Stmt):
+    """Simultaneous assignment: all values (and target indices) are read first.
+
+    Inside a round the writes are buffered and commit at the round's end;
+    `combiner` names how concurrent writes to one place combine
+    (min, max, sum, any, all, priority = lowest processor index wins).
+    """
+
+    kind: Literal["assign"] = "assign"
+    targets: list[Target]
+    values: list[Expr]
+    combiner: str | None = None
+
+
+class Let(Stmt):
+    kind: Literal["let"] = "let"
+    name: str
+    value: Expr
+
+
+class Record(Stmt):
+    """Record one hint frame (a round of the neural executor)."""
+
+    kind: Literal["record"] = "record"
+
+
+class Break(Stmt):
+    kind: Literal["break"] = "break"
+
+
+class If(Stmt):
+    kind: Literal["if"] = "if"
+    cond: Expr
+    then: list[Statement]
+    otherwise: list[Statement] = []
+
+
+class While(Stmt):
+    """A data-dependent loop; `bound` (in n and m) caps its iterations, checked at run time."""
+
+    kind: Literal["while"] = "while"
+    cond: Expr
+    bound: Expr
+    body: list[Statement]
+
+
+class ForRange(Stmt):
+    """`for var in start .. stop` (stop exclusive), optionally reversed.
+
+    `bound` is the worst-case trip count in n and m that the checks derived
+    from `stop - start`.
+    """
+
+    kind: Literal["for_range"] = "for_range"
+    var: str
+    var_local: bool = True
+    start: Expr
+    stop: Expr
+    reverse: bool = False
+    bound: Expr
+    body: list[Statement]
+
+
+class ForNodes(Stmt):
+    """`for var in nodes by key`: every node once, in ascending `key` (ties by index)."""
+
+    kind: Literal["for_nodes"] = "for_nodes"
+    var: str
+    var_local: bool = True
+    key: Expr
+    body: list[Statement]
+
+
+class Forall(Stmt):
+    """One processor per node (`vars` = [v]) or per edge of the interconnection graph ([v, u]).
+
+    Only valid inside a `Round`. The guard masks the processors taking part.
+    """
+
+    kind: Literal["forall"] = "forall"
+    vars: list[str]
+    guard: Expr | None = None
+    body: list[Statement]
+
+
+class Round(Stmt):
+    """A synchronous parallel round: every read sees the state before it; writes commit at its end."""
+
+    kind: Literal["round"] = "round"
+    body: list[Statement]
+
+
+Statement = Union[Assign, Let, Record, Break, If, While, ForRange, ForNodes, Forall, Round]
+
+
+# --------------------------------------------------------------- declarations
+class GeneratorSpec(BaseModel):
+    name: str
+    params: dict[str, float | int | bool] = {}
+
+
+class DataDecl(IRNode):
+    """One datum. `clrs_type` is None for internal state (stage STATE)."""
+
+    name: str
+    stage: Stage
+    loc: Loc
+    clrs_type: str | None = None
+    categories: int | None = None
+    dtype: DType
+    derived: Expr | None = None
+    initial: Expr | None = None
+    generator: GeneratorSpec | None = None
+    pad: Expr | None = None
+    implicit: bool = False  # added by the compiler (pos, adj)
+
+    @property
+    def probed(self) -> bool:
+        return self.stage != Stage.STATE
+
+
+class Graph(BaseModel):
+    kind: Literal["complete", "empty", "path", "star", "input"]
+    input: str | None = None  # edge-mask datum holding the graph when kind == "input"
+    mask_name: str | None = None  # the edge-mask input processors read (None: complete)
+
+
+class Program(BaseModel):
+    name: str
+    path: str = "<string>"
+    nodes: Expr
+    graph: Graph
+    decls: list[DataDecl]
+    body: list[Statement]
+    num_statements: int = 0
+
+    def decl(self, name: str) -> DataDecl:
+        for d in self.decls:
+            if d.name == name:
+                return d
+        raise KeyError(name)
+
+    def spec(self) -> dict[str, tuple[str, str, str]]:
+        """The CLRS spec: name -> (stage, location, type), in declaration order."""
+        return {d.name: (d.stage.value, d.loc.value, d.clrs_type)
+                for d in self.decls if d.probed}
+
+
+for _m in (Read, Unary, Binary, Cond, Call, Aggregate, Target, Assign, Let, If, While,
+           ForRange, ForNodes, Forall, Round, DataDecl, Program):
+    _m.model_rebuild()
+
+
+def walk_statements(stmts: list[Statement]):
+    """Yield every statement, depth first, with the list of its enclosing statements."""
+    stack: list = []
+
+    def rec(ss):
+        for s in ss:
+            yield s, list(stack)
+            children = []
+            if isinstance(s, If):
+                children = [s.then, s.otherwise]
+            elif isinstance(s, (While, ForRange, ForNodes, Forall, Round)):
+                children = [s.body]
+            stack.append(s)
+            for c in children:
+                yield from rec(c)
+            stack.pop()
+
+    yield from rec(stmts)
+
+
+def walk_expr(e: Expr):
+    """Yield an expression and all its sub-expressions."""
+    yield e
+    for field in ("indices", "args"):
+        for sub in getattr(e, field, None) or []:
+            yield from walk_expr(sub)
+    for field in ("operand", "left", "right", "cond", "then", "otherwise", "of", "filter", "body",
+                  "default"):
+        sub = getattr(e, field, None)
+        if isinstance(sub, IRNode) and not isinstance(sub, Stmt):
+            yield from walk_expr(sub)
+
+
+def statement_exprs(s: Statement) -> list[Expr]:
+    """The expressions a statement evaluates itself (not those of nested statements)."""
+    if isinstance(s, Assign):
+        return [*s.values, *(i for t in s.targets for i in t.indices)]
+    if isinstance(s, Let):
+        return [s.value]
+    if isinstance(s, (If, While)):
+        return [s.cond]
+    if isinstance(s, ForRange):
+        return [s.start, s.stop]
+    if isinstance(s, ForNodes):
+        return [s.key]
+    if isinstance(s, Forall):
+        return [s.guard] if s.guard is not None else []
+    return []

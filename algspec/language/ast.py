@@ -1,0 +1,185 @@
+"""The syntax tree of a `.alg` file, close to what was written, with source spans.
+
+Names are not resolved here; `algspec.checks` resolves them and lowers the
+tree into the IR (`algspec.ir`).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Union
+
+from pydantic import BaseModel
+
+from algspec.diagnostics import Span
+
+
+class Node(BaseModel):
+    span: Span = Span()
+
+
+# ---------------------------------------------------------------- expressions
+class Num(Node):
+    kind: Literal["num"] = "num"
+    value: float | int | bool
+
+
+class Name(Node):
+    kind: Literal["name"] = "name"
+    name: str
+
+
+class IndexExpr(Node):
+    kind: Literal["index"] = "index"
+    name: str
+    indices: list[Expr]
+
+
+class UnaryExpr(Node):
+    kind: Literal["unary"] = "unary"
+    op: str  # "-" or "not"
+    operand: Expr
+
+
+class BinaryExpr(Node):
+    kind: Literal["binary"] = "binary"
+    op: str  # + - * / // % < <= > >= == != and or
+    left: Expr
+    right: Expr
+
+
+class CondExpr(Node):
+    kind: Literal["cond"] = "cond"
+    cond: Expr
+    then: Expr
+    otherwise: Expr
+
+
+class CallExpr(Node):
+    kind: Literal["call"] = "call"
+    func: str
+    args: list[Expr]
+
+
+class AggExpr(Node):
+    kind: Literal["agg"] = "agg"
+    op: str  # min max sum any all count
+    body: Expr
+    var: str
+    domain: Literal["nodes", "incoming", "outgoing"]
+    of: Expr | None = None
+    filter: Expr | None = None
+    default: Expr | None = None
+
+
+Expr = Union[Num, Name, IndexExpr, UnaryExpr, BinaryExpr, CondExpr, CallExpr, AggExpr]
+
+
+# ----------------------------------------------------------------- statements
+class LValue(Node):
+    name: str
+    indices: list[Expr] = []
+
+
+class AssignStmt(Node):
+    kind: Literal["assign"] = "assign"
+    targets: list[LValue]
+    op: str  # = += -= *=
+    values: list[Expr]
+    combiner: str | None = None
+    combiner_span: Span | None = None
+
+
+class LetStmt(Node):
+    kind: Literal["let"] = "let"
+    name: str
+    value: Expr
+
+
+class RecordStmt(Node):
+    kind: Literal["record"] = "record"
+
+
+class BreakStmt(Node):
+    kind: Literal["break"] = "break"
+
+
+class IfStmt(Node):
+    kind: Literal["if"] = "if"
+    cond: Expr
+    then: list[Stmt]
+    otherwise: list[Stmt] = []
+
+
+class WhileStmt(Node):
+    kind: Literal["while"] = "while"
+    cond: Expr
+    bound: Expr
+    body: list[Stmt]
+
+
+class ForRangeStmt(Node):
+    kind: Literal["for_range"] = "for_range"
+    var: str
+    start: Expr
+    stop: Expr
+    reverse: bool = False
+    body: list[Stmt]
+
+
+class ForNodesStmt(Node):
+    kind: Literal["for_nodes"] = "for_nodes"
+    var: str
+    key: Expr
+    body: list[Stmt]
+
+
+class RoundStmt(Node):
+    kind: Literal["round"] = "round"
+    body: list[Stmt]
+
+
+class ForallStmt(Node):
+    kind: Literal["forall"] = "forall"
+    vars: list[str]
+    guard: Expr | None = None
+    body: list[Stmt]
+
+
+Stmt = Union[AssignStmt, LetStmt, RecordStmt, BreakStmt, IfStmt, WhileStmt, ForRangeStmt,
+             ForNodesStmt, RoundStmt, ForallStmt]
+
+
+# --------------------------------------------------------------- declarations
+class GeneratorCall(Node):
+    name: str
+    params: dict[str, Expr] = {}
+
+
+class Decl(Node):
+    stage: Literal["input", "output", "hint", "state"]
+    location: Literal["node", "edge", "graph"]
+    name: str
+    name_span: Span = Span()
+    type_name: str
+    type_arg: int | None = None
+    derived: Expr | None = None  # `= expr`: a view evaluated at every frame
+    initial: Expr | None = None  # `:= expr` (or `= expr` on state): initial value
+    generator: GeneratorCall | None = None
+    pad: Expr | None = None
+
+
+class Program(Node):
+    name: str
+    name_span: Span = Span()
+    nodes: Expr
+    graph_kind: str  # complete | empty | path | star | input
+    graph_input: str | None = None
+    graph_span: Span = Span()
+    decls: list[Decl] = []
+    body: list[Stmt] = []
+
+
+for _m in (IndexExpr, UnaryExpr, BinaryExpr, CondExpr, CallExpr, AggExpr, AssignStmt, LValue,
+           IfStmt, WhileStmt, ForRangeStmt, ForNodesStmt, RoundStmt, ForallStmt, LetStmt,
+           GeneratorCall, Decl, Program):
+    _m.model_rebuild()

@@ -1,0 +1,286 @@
+"""Parse `.alg` source into the AST; syntax errors become diagnostics, never tracebacks."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import lark
+from lark import Token, Transformer, v_args
+
+from algspec.diagnostics import AlgError, Diagnostic, Span
+from algspec.language import ast
+
+_GRAMMAR = Path(__file__).with_name("grammar.lark")
+
+# Friendly names for the terminals lark reports in "expected one of".
+_TERMINAL_NAMES = {
+    "_NL": "newline", "SEMICOLON": "';'", "LBRACE": "'{'", "RBRACE": "'}'", "LPAR": "'('",
+    "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "COMMA": "','", "COLON": "':'", "NAME": "a name",
+    "NUMBER": "a number", "EQUAL": "'='", "ASSIGN_OP": "'='", "COMP_OP": "a comparison",
+    "ADD_OP": "'+' or '-'", "MUL_OP": "'*', '/', '//' or '%'", "$END": "end of file",
+}
+
+
+class _JoinBracketedLines:
+    """Drop newlines inside (...) and [...], so long expressions can wrap as in Python."""
+
+    always_accept = ("_NL",)
+
+    def process(self, stream):
+        depth = 0
+        for tok in stream:
+            if tok.type in ("LPAR", "LSQB"):
+                depth += 1
+            elif tok.type in ("RPAR", "RSQB"):
+                depth = max(0, depth - 1)
+            elif tok.type == "_NL" and depth > 0:
+                continue
+            yield tok
+
+
+@lru_cache(maxsize=1)
+def _parser() -> lark.Lark:
+    return lark.Lark(_GRAMMAR.read_text(), parser="lalr", propagate_positions=True,
+                     maybe_placeholders=True, postlex=_JoinBracketedLines())
+
+
+def _span(meta_or_token) -> Span:
+    m = meta_or_token
+    if isinstance(m, Token):
+        return Span(line=m.line or 1, column=m.column or 1, end_line=m.end_line or m.line or 1,
+                    end_column=m.end_column or (m.column or 1) + 1)
+    if getattr(m, "empty", True):
+        return Span()
+    return Span(line=m.line, column=m.column, end_line=m.end_line, end_column=m.end_column)
+
+
+def _node_span(x) -> Span:
+    return x.span if isinstance(x, ast.Node) else _span(x)
+
+
+@v_args(meta=True)
+class _ToAst(Transformer):
+    """Builds AST models bottom-up from the lark tree."""
+
+    # ---- expressions
+    def number(self, meta, c):
+        text = str(c[0])
+        value = float(text) if any(ch in text for ch in ".eE") else int(text)
+        return ast.Num(value=value, span=_span(c[0]))
+
+    def true(self, meta, c):
+        return ast.Num(value=True, span=_span(meta))
+
+    def false(self, meta, c):
+        return ast.Num(value=False, span=_span(meta))
+
+    def inf(self, meta, c):
+        return ast.Num(value=float("inf"), span=_span(meta))
+
+    def name(self, meta, c):
+        return ast.Name(name=str(c[0]), span=_span(c[0]))
+
+    def index(self, meta, c):
+        return ast.IndexExpr(name=str(c[0]), indices=[x for x in c[1:] if x is not None],
+                             span=_span(meta))
+
+    def binop(self, meta, c):
+        return ast.BinaryExpr(op=str(c[1]), left=c[0], right=c[2], span=_span(meta))
+
+    def compare(self, meta, c):
+        return ast.BinaryExpr(op=str(c[1]), left=c[0], right=c[2], span=_span(meta))
+
+    def and_(self, meta, c):
+        return ast.BinaryExpr(op="and", left=c[0], right=c[1], span=_span(meta))
+
+    def or_(self, meta, c):
+        return ast.BinaryExpr(op="or", left=c[0], right=c[1], span=_span(meta))
+
+    def not_(self, meta, c):
+        return ast.UnaryExpr(op="not", operand=c[0], span=_span(meta))
+
+    def neg(self, meta, c):
+        return ast.UnaryExpr(op="-", operand=c[0], span=_span(meta))
+
+    def cond(self, meta, c):
+        return ast.CondExpr(then=c[0], cond=c[1], otherwise=c[2], span=_span(meta))
+
+    def call(self, meta, c):
+        return ast.CallExpr(func=str(c[0]), args=[x for x in c[1:] if x is not None],
+                            span=_span(meta))
+
+    def aggregate(self, meta, c):
+        op, body, var, (domain, of), filt, default = c
+        return ast.AggExpr(op=str(op), body=body, var=str(var), domain=domain, of=of,
+                           filter=filt, default=default, span=_span(meta))
+
+    def dom_nodes(self, meta, c):
+        return ("nodes", None)
+
+    def dom_incoming(self, meta, c):
+        return ("incoming", c[0])
+
+    def dom_outgoing(self, meta, c):
+        return ("outgoing", c[0])
+
+    # ---- statements
+    def lvalue(self, meta, c):
+        return ast.LValue(name=str(c[0]), indices=[x for x in c[1:] if x is not None],
+                          span=_span(meta))
+
+    def targets(self, meta, c):
+        return list(c)
+
+    def exprs(self, meta, c):
+        return list(c)
+
+    def combiner(self, meta, c):
+        return (str(c[0]), _span(c[0]))
+
+    def assign(self, meta, c):
+        targets, op, values, comb = c
+        return ast.AssignStmt(targets=targets, op=str(op), values=values,
+                              combiner=comb[0] if comb else None,
+                              combiner_span=comb[1] if comb else None, span=_span(meta))
+
+    def let(self, meta, c):
+        return ast.LetStmt(name=str(c[0]), value=c[1], span=_span(meta))
+
+    def record(self, meta, c):
+        return ast.RecordStmt(span=_span(meta))
+
+    def brk(self, meta, c):
+        return ast.BreakStmt(span=_span(meta))
+
+    def block(self, meta, c):
+        return [x for x in c if x is not None]
+
+    def if_stmt(self, meta, c):
+        cond, then, other = c
+        if isinstance(other, ast.IfStmt):
+            other = [other]
+        return ast.IfStmt(cond=cond, then=then, otherwise=other or [], span=_span(meta))
+
+    def while_stmt(self, meta, c):
+        return ast.WhileStmt(cond=c[0], bound=c[1], body=c[2], span=_span(meta))
+
+    def for_range(self, meta, c):
+        return ast.ForRangeStmt(var=str(c[0]), start=c[1], stop=c[2], body=c[3], span=_span(meta))
+
+    def for_range_rev(self, meta, c):
+        return ast.ForRangeStmt(var=str(c[0]), start=c[1], stop=c[2], body=c[3], reverse=True,
+                                span=_span(meta))
+
+    def for_nodes(self, meta, c):
+        return ast.ForNodesStmt(var=str(c[0]), key=c[1], body=c[2], span=_span(meta))
+
+    def round_stmt(self, meta, c):
+        return ast.RoundStmt(body=c[0], span=_span(meta))
+
+    def forall_stmt(self, meta, c):
+        v1, v2, guard, body = c
+        names = [str(v1)] + ([str(v2)] if v2 is not None else [])
+        return ast.ForallStmt(vars=names, guard=guard, body=body, span=_span(meta))
+
+    # ---- declarations and header
+    def kwarg(self, meta, c):
+        return (str(c[0]), c[1])
+
+    def derived(self, meta, c):
+        return ("derived", c[0])
+
+    def initial(self, meta, c):
+        return ("initial", c[0])
+
+    def generated(self, meta, c):
+        params = dict(x for x in c[1:] if x is not None)
+        return ("generator", ast.GeneratorCall(name=str(c[0]), params=params, span=_span(meta)))
+
+    def pad(self, meta, c):
+        return c[0]
+
+    def dtype(self, meta, c):
+        return (str(c[0]), int(c[1]) if c[1] is not None else None)
+
+    def stage(self, meta, c):
+        return str(c[0])
+
+    def location(self, meta, c):
+        return str(c[0])
+
+    def decl(self, meta, c):
+        stage, loc, name, (tname, targ), rhs, pad = c
+        fields: dict = {}
+        if rhs is not None:
+            kind, value = rhs
+            if kind == "derived" and stage == "state":
+                kind = "initial"
+            fields[kind] = value
+        return ast.Decl(stage=stage, location=loc, name=str(name), name_span=_span(name),
+                        type_name=tname, type_arg=targ, pad=pad, span=_span(meta), **fields)
+
+    def nodes_line(self, meta, c):
+        return ("nodes", c[0])
+
+    def graph_kind(self, meta, c):
+        return c[0]
+
+    def graph_builtin(self, meta, c):
+        return ("graph", str(c[0]), None, _span(c[0]))
+
+    def graph_input(self, meta, c):
+        return ("graph", "input", str(c[0]), _span(c[0]))
+
+    def header(self, meta, c):
+        return (str(c[0]), _span(c[0]), c[1][1], c[2])
+
+    def start(self, meta, c):
+        (name, name_span, nodes, (_, kind, gin, gspan)), *rest = [x for x in c if x is not None]
+        decls = [x for x in rest if isinstance(x, ast.Decl)]
+        body = [x for x in rest if not isinstance(x, ast.Decl)]
+        return ast.Program(name=name, name_span=name_span, nodes=nodes, graph_kind=kind,
+                           graph_input=gin, graph_span=gspan, decls=decls, body=body)
+
+
+def _describe_expected(expected: set[str]) -> str:
+    names = sorted({_TERMINAL_NAMES.get(t, t.lower() if t.isupper() else t) for t in expected})
+    if len(names) > 8:
+        names = names[:8] + ["..."]
+    return ", ".join(names)
+
+
+def parse(source: str, path: str = "<string>") -> ast.Program:
+    """Parse source text; raise `AlgError` with `E001`/`E002` diagnostics on bad syntax."""
+    if not source.strip():
+        raise AlgError([Diagnostic(code="E003", message="empty file: expected `algorithm NAME`",
+                                   path=path, help="start the file with `algorithm NAME`, "
+                                   "`nodes n` and `graph complete`")])
+    try:
+        tree = _parser().parse(source)
+    except lark.exceptions.UnexpectedCharacters as e:
+        span = Span(line=e.line, column=e.column, end_line=e.line, end_column=e.column + 1)
+        ch = source[e.pos_in_stream] if e.pos_in_stream < len(source) else "end of file"
+        raise AlgError([Diagnostic(code="E001", message=f"unexpected character {ch!r}",
+                                   span=span, path=path,
+                                   help=f"expected {_describe_expected(set(e.allowed or []))}")])
+    except lark.exceptions.UnexpectedToken as e:
+        tok = e.token
+        if tok.type == "$END":
+            lines = source.splitlines() or [""]
+            span = Span(line=len(lines), column=len(lines[-1]) + 1, end_line=len(lines),
+                        end_column=len(lines[-1]) + 2)
+            what = "unexpected end of file"
+        else:
+            span = _span(tok)
+            what = f"unexpected {str(tok).strip() or 'newline'!r}"
+        raise AlgError([Diagnostic(code="E002", message=what, span=span, path=path,
+                                   help=f"expected {_describe_expected(set(e.expected))}")])
+    except lark.exceptions.UnexpectedEOF as e:
+        lines = source.splitlines() or [""]
+        span = Span(line=len(lines), column=len(lines[-1]) + 1, end_line=len(lines),
+                    end_column=len(lines[-1]) + 2)
+        raise AlgError([Diagnostic(code="E002", message="unexpected end of file", span=span,
+                                   path=path,
+                                   help=f"expected {_describe_expected(set(e.expected))}")])
+    return _ToAst().transform(tree)

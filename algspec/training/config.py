@@ -1,0 +1,130 @@
+"""Training configuration (pure Python: importing this costs no jax/tensorflow).
+
+Defaults are the paper's protocol (section 4 and appendix): hidden size 128,
+2000 steps of batch 32, training sizes 4, 7, 11, 13, 16 cycled step by step,
+validation at n = 16, out-of-distribution test at n = 64. The model options
+that the paper inherits from CLRS's `examples/run.py` keep that script's
+defaults: hints encoded and decoded, learning rate 1e-3, gradient clipping at
+norm 1, layer norm, xavier initialisation on scalar encoders, one GAT head.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+# Every name `clrs.get_processor_factory` accepts in dm-clrs 2.0.3 (read from
+# processors.py; tests/test_training.py checks the list against that file).
+PROCESSORS: tuple[str, ...] = (
+    "deepsets",
+    "gat",
+    "gat_full",
+    "gatv2",
+    "gatv2_full",
+    "memnet_full",
+    "memnet_masked",
+    "mpnn",
+    "pgn",
+    "pgn_mask",
+    "triplet_mpnn",
+    "triplet_pgn",
+    "triplet_pgn_mask",
+    "gpgn",
+    "gpgn_mask",
+    "gmpnn",
+    "triplet_gpgn",
+    "triplet_gpgn_mask",
+    "triplet_gmpnn",
+)
+
+HINT_MODES = ("encoded_decoded", "decoded_only", "none")
+
+PAPER_TRAIN_SIZES: tuple[int, ...] = (4, 7, 11, 13, 16)
+
+
+def check_processor(name: str) -> None:
+    """Raise ValueError naming the valid processors if `name` is not one."""
+    if name not in PROCESSORS:
+        raise ValueError(f"unknown processor {name!r}; valid: {', '.join(PROCESSORS)}")
+
+
+@dataclass
+class TrainConfig:
+    """Everything that determines a training run (saved as config.json).
+
+    Datasets: each training size has a fixed training set of `train_samples`
+    samples (CLRS's default split size, 1000), from which batches are drawn
+    at random with replacement; a fixed training set pads every batch of one
+    size to the same trajectory length, so each size compiles once. The
+    validation set (`val_samples` at `val_size`) and the test set
+    (`test_samples` at `test_size`) are fixed too and evaluated in full, in
+    batches of `eval_batch_size`. Each split's seed is derived from `seed`,
+    the split and the size, so `algspec eval` rebuilds the same test set.
+    """
+
+    algorithm: str
+    processor: str = "mpnn"
+    hidden: int = 128
+    steps: int = 2000
+    batch_size: int = 32
+    train_sizes: tuple[int, ...] = PAPER_TRAIN_SIZES
+    val_size: int = 16
+    test_size: int = 64
+    train_samples: int = 1000
+    val_samples: int = 128
+    test_samples: int = 128
+    eval_batch_size: int = 32
+    eval_every: int = 50
+    learning_rate: float = 1e-3
+    seed: int = 42
+    grad_clip: float = 1.0
+    hint_mode: str = "encoded_decoded"
+    random_pos: bool = True  # train and validation, as CLRS's run.py
+    test_random_pos: bool = False  # CLRS's run.py tests on the plain `pos`
+    use_ln: bool = True
+    nb_heads: int = 1
+    nb_triplet_fts: int = 8
+    encoder_init: str = "xavier_on_scalars"
+    pred_as_input: bool | None = None  # None: as CLRS, for the algorithms it lists
+    generator_params: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.train_sizes = tuple(int(n) for n in self.train_sizes)
+        check_processor(self.processor)
+        if self.hint_mode not in HINT_MODES:
+            raise ValueError(f"hint_mode must be one of {', '.join(HINT_MODES)}")
+        for name in ("hidden", "steps", "batch_size", "val_size", "test_size",
+                     "train_samples", "val_samples", "test_samples", "eval_batch_size",
+                     "eval_every"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name} must be at least 1")
+        if not self.train_sizes or min(self.train_sizes) < 1:
+            raise ValueError("train_sizes must be a non-empty list of positive sizes")
+        if self.batch_size > self.train_samples:
+            raise ValueError("batch_size must not exceed train_samples")
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["train_sizes"] = list(self.train_sizes)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> TrainConfig:
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"unknown training option(s): {', '.join(sorted(unknown))}")
+        return cls(**d)
+
+    def digest(self) -> str:
+        """Short stable hash of the configuration (to detect a changed grid)."""
+        blob = json.dumps(self.to_dict(), sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()[:12]
+
+
+def option_names() -> list[str]:
+    """The names a grid file may set under `train:`."""
+    return [f.name for f in dataclasses.fields(TrainConfig) if f.name != "algorithm"]

@@ -1,0 +1,194 @@
+"""Where training data comes from: `.alg` files or dm-clrs built-in algorithms.
+
+A *source* is either a path to an `.alg` file, compiled with the lead's API
+(`algspec.load(path).sampler(...)`), or the name of a dm-clrs algorithm
+(`bubble_sort`, `binary_search`, ...), built with `clrs.build_sampler`. Both
+give a `clrs.Sampler`-like object whose `next(batch_size)` returns a
+`clrs.Feedback` (and `next()` the whole fixed dataset).
+
+Every batch then goes through the same preprocessing as in CLRS's
+`examples/run.py`: randomised `pos` (`clrs.process_random_pos`), the constant
+`pred_h` hint turned into a `pred` input for the algorithms CLRS lists
+(`clrs.process_pred_as_input`), and `should_be_permutation` outputs rewritten
+as permutation pointer + mask (`clrs.process_permutations`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+# The algorithms whose constant `pred_h` hint CLRS's run.py turns into an input.
+PRED_AS_INPUT_ALGOS = frozenset({
+    "binary_search", "minimum", "find_maximum_subarray", "find_maximum_subarray_kadane",
+    "matrix_chain_order", "lcs_length", "optimal_bst", "activity_selector",
+    "task_scheduling", "naive_string_matcher", "kmp_matcher", "jarvis_march",
+})
+
+_SPLIT_CODES = {"train": 1, "val": 2, "test": 3, "pos": 4}
+
+
+class SourceError(ValueError):
+    """The algorithm source cannot be loaded (shown to the user as one line)."""
+
+
+def import_clrs() -> Any:
+    """Import dm-clrs with tensorflow kept off the GPU (JAX gets all of it)."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    try:
+        import tensorflow as tf
+
+        tf.config.set_visible_devices([], "GPU")
+    except Exception:  # noqa: BLE001 - no TF GPU build, or devices already set
+        pass
+    import clrs
+
+    return clrs
+
+
+def derive_seed(seed: int, split: str, size: int) -> int:
+    """A seed for one split and size, independent of the order splits are built in."""
+    ss = np.random.SeedSequence([int(seed), _SPLIT_CODES[split], int(size)])
+    return int(ss.generate_state(1)[0] & 0x7FFFFFFF)
+
+
+@dataclass
+class Source:
+    """A resolved algorithm: its name, its raw CLRS spec and a sampler factory."""
+
+    name: str
+    spec: Mapping[str, tuple[str, str, str]]
+    kind: str  # "alg" or "clrs"
+    make: Callable[[int, int, int], Any]  # (length, num_samples, seed) -> sampler
+
+    def sampler(self, length: int, num_samples: int, seed: int) -> Any:
+        return self.make(length, num_samples, seed)
+
+
+def resolve_source(source: str, generator_params: Mapping[str, Any] | None = None) -> Source:
+    """Turn an `.alg` path or a dm-clrs algorithm name into a `Source`."""
+    params = dict(generator_params or {})
+    path = Path(source)
+    if source.endswith(".alg") or path.is_file():
+        if not path.is_file():
+            raise SourceError(f"{source}: no such file")
+        import algspec
+
+        load = getattr(algspec, "load", None)
+        if load is None:
+            raise SourceError("algspec.load is not available in this build")
+        try:
+            alg = load(str(path))
+        except Exception as exc:  # noqa: BLE001 - the compiler's diagnostics, one line
+            raise SourceError(f"{source}: {exc}") from exc
+
+        def make_alg(length: int, num_samples: int, seed: int) -> Any:
+            return alg.sampler(length=length, num_samples=num_samples, seed=seed, **params)
+
+        return Source(name=alg.name, spec=dict(alg.spec), kind="alg", make=make_alg)
+
+    clrs = import_clrs()
+    if source not in clrs.SPECS:
+        raise SourceError(
+            f"{source!r} is neither an .alg file nor a dm-clrs algorithm "
+            f"(e.g. {', '.join(sorted(clrs.SPECS)[:4])}, ...)"
+        )
+
+    def make_clrs(length: int, num_samples: int, seed: int) -> Any:
+        sampler, _ = clrs.build_sampler(
+            source, num_samples=num_samples, length=length, seed=seed, **params
+        )
+        return sampler
+
+    return Source(name=source, spec=dict(clrs.SPECS[source]), kind="clrs", make=make_clrs)
+
+
+def use_pred_as_input(source: Source, setting: bool | None) -> bool:
+    """Whether to move `pred_h` to an input: as CLRS does, unless told otherwise."""
+    if "pred_h" not in source.spec:
+        return False
+    if setting is None:
+        return source.name in PRED_AS_INPUT_ALGOS
+    return setting
+
+
+def preprocess(
+    feedback: Any,
+    spec: Mapping[str, tuple[str, str, str]],
+    *,
+    pos_rng: np.random.RandomState | None,
+    pred_as_input: bool,
+) -> tuple[dict, Any]:
+    """CLRS's preprocessing of one Feedback; returns (processed spec, feedback)."""
+    clrs = import_clrs()
+    it: Iterator = iter([feedback])
+    spec = dict(spec)
+    if pos_rng is not None and any(dp.name == "pos" for dp in feedback.features.inputs):
+        it = clrs.process_random_pos(it, pos_rng)
+    if pred_as_input:
+        spec, it = clrs.process_pred_as_input(spec, it)
+    spec, it = clrs.process_permutations(spec, it, True)
+    return spec, next(it)
+
+
+def fixed_set(
+    source: Source,
+    length: int,
+    num_samples: int,
+    seed: int,
+    *,
+    random_pos: bool,
+    pred_as_input: bool,
+) -> tuple[dict, Any]:
+    """A whole fixed dataset as one preprocessed Feedback."""
+    sampler = source.sampler(length, num_samples, seed)
+    pos_rng = np.random.RandomState(derive_seed(seed, "pos", length)) if random_pos else None
+    return preprocess(sampler.next(), source.spec, pos_rng=pos_rng, pred_as_input=pred_as_input)
+
+
+def batches(feedback: Any, batch_size: int) -> Iterator[Any]:
+    """Split a Feedback along the batch axis (hints keep their padded length)."""
+    clrs = import_clrs()
+    total = int(np.asarray(feedback.features.lengths).shape[0])
+
+    def cut(dps: Any, lo: int, hi: int, axis: int) -> tuple:
+        out = []
+        for dp in dps:
+            data = dp.data[lo:hi] if axis == 0 else dp.data[:, lo:hi]
+            out.append(clrs.DataPoint(name=dp.name, location=dp.location, type_=dp.type_,
+                                      data=data))
+        return tuple(out)
+
+    for lo in range(0, total, batch_size):
+        hi = min(lo + batch_size, total)
+        f = feedback.features
+        features = clrs.Features(
+            inputs=cut(f.inputs, lo, hi, 0),
+            hints=cut(f.hints, lo, hi, 1),
+            lengths=np.asarray(f.lengths)[lo:hi],
+        )
+        yield clrs.Feedback(features=features, outputs=cut(feedback.outputs, lo, hi, 0))
+
+
+def training_stream(
+    source: Source,
+    length: int,
+    num_samples: int,
+    batch_size: int,
+    seed: int,
+    *,
+    random_pos: bool,
+    pred_as_input: bool,
+) -> Iterator[Any]:
+    """Endless preprocessed training batches of one size from a fixed training set."""
+    sampler = source.sampler(length, num_samples, seed)
+    pos_rng = np.random.RandomState(derive_seed(seed, "pos", length)) if random_pos else None
+    while True:
+        _, fb = preprocess(sampler.next(batch_size), source.spec, pos_rng=pos_rng,
+                           pred_as_input=pred_as_input)
+        yield fb

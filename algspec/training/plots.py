@@ -1,0 +1,135 @@
+"""Figures of runs and grids (matplotlib, Agg backend, imported lazily).
+
+- `plot_run`: loss and validation score over steps of one run.
+- `plot_time_ratio`: the paper's Figure 4, time per training step of each
+  sequential algorithm relative to its parallel counterpart.
+- `plot_task_curves`: the paper's Figure 5, losses (solid) and validation
+  scores (dashed) over steps, sequential in orange, parallel thicker in
+  turquoise, one panel per processor.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+SEQ_COLOR = "#e69f00"  # orange
+PAR_COLOR = "#1aa39a"  # turquoise
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def read_metrics(path: str | Path) -> list[dict[str, Any]]:
+    """The records of a metrics.jsonl file (a torn last line is ignored)."""
+    records = []
+    with open(path) as f:
+        for line in f:
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError:
+                break
+    return records
+
+
+def plot_run(metrics_path: str | Path, png: str | Path, title: str = "") -> None:
+    """Loss (left axis, log scale) and validation score (right axis) of one run."""
+    plt = _pyplot()
+    records = read_metrics(metrics_path)
+    steps = [r["step"] for r in records]
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    ax.plot(steps, [r["loss"] for r in records], color="tab:blue", label="training loss")
+    ax.set_xlabel("step")
+    ax.set_ylabel("loss")
+    if records and min(r["loss"] for r in records) > 0:
+        ax.set_yscale("log")
+    ax2 = ax.twinx()
+    ax2.plot(steps, [r["val_score"] for r in records], color="tab:red", linestyle="--",
+             label="validation micro-F1")
+    ax2.set_ylabel("validation micro-F1")
+    ax2.set_ylim(0, 1.02)
+    lines = ax.get_lines() + ax2.get_lines()
+    ax.legend(lines, [ln.get_label() for ln in lines], loc="center right", fontsize=8)
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(png, dpi=120)
+    plt.close(fig)
+
+
+def plot_time_ratio(
+    ratios: Mapping[str, Mapping[str, float]], png: str | Path, title: str = ""
+) -> None:
+    """Grouped bars: task -> processor -> (seq time per step / par time per step)."""
+    plt = _pyplot()
+    tasks = list(ratios)
+    procs = sorted({p for r in ratios.values() for p in r})
+    fig, ax = plt.subplots(figsize=(1.6 + 1.4 * max(1, len(tasks)), 3.5))
+    width = 0.8 / max(1, len(procs))
+    for j, proc in enumerate(procs):
+        xs = [i + (j - (len(procs) - 1) / 2) * width for i in range(len(tasks))]
+        ys = [ratios[t].get(proc, float("nan")) for t in tasks]
+        bars = ax.bar(xs, ys, width=width, label=proc)
+        for x, y, _bar in zip(xs, ys, bars, strict=True):
+            if y == y:  # not NaN
+                ax.text(x, y, f"{y:.1f}", ha="center", va="bottom", fontsize=7)
+    ax.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
+    ax.set_xticks(range(len(tasks)), tasks)
+    ax.set_ylabel("time per step, sequential / parallel")
+    ax.legend(fontsize=8)
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(png, dpi=120)
+    plt.close(fig)
+
+
+def plot_task_curves(
+    curves: Mapping[str, Mapping[str, Sequence[Sequence[dict[str, Any]]]]],
+    labels: Mapping[str, str],
+    png: str | Path,
+    title: str = "",
+) -> None:
+    """One panel per processor; curves[processor][role] = metrics of each seed.
+
+    `role` is "sequential" or "parallel"; the mean over seeds is drawn, loss
+    on the left axis (solid), validation micro-F1 on the right (dashed).
+    """
+    import numpy as np
+
+    plt = _pyplot()
+    procs = list(curves)
+    fig, axes = plt.subplots(1, max(1, len(procs)), figsize=(4 * max(1, len(procs)), 3.2),
+                             squeeze=False)
+    for ax, proc in zip(axes[0], procs, strict=False):
+        ax2 = ax.twinx()
+        for role, color, lw in (("sequential", SEQ_COLOR, 1.2), ("parallel", PAR_COLOR, 2.0)):
+            runs = [r for r in curves[proc].get(role, []) if r]
+            if not runs:
+                continue
+            n = min(len(r) for r in runs)
+            steps = [rec["step"] for rec in runs[0][:n]]
+            loss = np.mean([[rec["loss"] for rec in r[:n]] for r in runs], axis=0)
+            val = np.mean([[rec["val_score"] for rec in r[:n]] for r in runs], axis=0)
+            name = labels.get(role, role)
+            ax.plot(steps, loss, color=color, linewidth=lw, label=f"{name} loss")
+            ax2.plot(steps, val, color=color, linewidth=lw, linestyle="--",
+                     label=f"{name} val")
+        ax.set_yscale("log")
+        ax.set_xlabel("step")
+        ax.set_ylabel("loss")
+        ax2.set_ylim(0, 1.02)
+        ax2.set_ylabel("validation micro-F1")
+        ax.set_title(proc, fontsize=9)
+        lines = ax.get_lines() + ax2.get_lines()
+        ax.legend(lines, [ln.get_label() for ln in lines], fontsize=6, loc="center right")
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(png, dpi=120)
+    plt.close(fig)

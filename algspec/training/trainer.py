@@ -1,0 +1,329 @@
+"""Train `clrs.models.BaselineModel` on one algorithm and test it out of distribution.
+
+A run folder holds:
+
+- ``config.json``   the `TrainConfig`;
+- ``metrics.jsonl`` one line per validation: step, mean training loss since
+  the previous validation, validation score and per-output scores;
+- ``curves.png``    loss and validation score over steps;
+- ``checkpoint.pkl`` best-by-validation parameters (numpy) + config + spec,
+  which `evaluate_run` re-tests at any size;
+- ``result.json``   written last and atomically: a run folder with it is done.
+
+The training loop follows the protocol of CLRS's `examples/run.py` (one
+sampler per training size, sizes cycled step by step, full trajectories, no
+chunking; validate every `eval_every` steps and keep the parameters with the
+best validation score; test those), written for a single algorithm.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import platform
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from algspec.training.config import TrainConfig
+from algspec.training.data import (
+    Source,
+    batches,
+    derive_seed,
+    fixed_set,
+    import_clrs,
+    resolve_source,
+    training_stream,
+    use_pred_as_input,
+)
+from algspec.training.metrics import Tally
+
+CHECKPOINT = "checkpoint.pkl"
+RESULT = "result.json"
+CHECKPOINT_FORMAT = "algspec-checkpoint/1"
+
+
+def write_json_atomic(path: Path, obj: Any) -> None:
+    """Write JSON so that a reader (or a killed process) never sees half a file."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w") as f:
+        json.dump(obj, f, indent=2, sort_keys=False)
+        f.write("\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def device_description() -> str:
+    """The device JAX computes on, e.g. ``cpu`` or ``gpu:NVIDIA H100 80GB HBM3``."""
+    import jax
+
+    dev = jax.devices()[0]
+    kind = getattr(dev, "device_kind", "") or ""
+    if dev.platform == "cpu":
+        return f"cpu ({os.cpu_count()} cores, {platform.machine()})"
+    return f"{dev.platform}:{kind}" if kind else dev.platform
+
+
+def build_model(spec: dict, dummy: Any, config: TrainConfig, checkpoint_dir: Path) -> Any:
+    """A BaselineModel with the configured processor (parameters not yet set)."""
+    clrs = import_clrs()
+    factory = clrs.get_processor_factory(
+        config.processor,
+        use_ln=config.use_ln,
+        nb_triplet_fts=config.nb_triplet_fts,
+        nb_heads=config.nb_heads,
+    )
+    return clrs.models.BaselineModel(
+        spec=spec,
+        dummy_trajectory=dummy,
+        processor_factory=factory,
+        hidden_dim=config.hidden,
+        encode_hints=config.hint_mode == "encoded_decoded",
+        decode_hints=config.hint_mode != "none",
+        encoder_init=config.encoder_init,
+        learning_rate=config.learning_rate,
+        grad_clip_max_norm=config.grad_clip,
+        checkpoint_path=str(checkpoint_dir),
+    )
+
+
+def evaluate(model: Any, feedback: Any, batch_size: int, seed: int) -> dict[str, Any]:
+    """Micro-F1 of the model's outputs on a whole fixed dataset."""
+    import jax
+
+    key = jax.random.PRNGKey(seed)
+    tally = Tally()
+    for batch in batches(feedback, batch_size):
+        preds, _ = model.predict(key, batch.features)
+        tally.add(batch.outputs, jax.device_get(preds))
+    return tally.summary()
+
+
+def _numpy_params(params: Any) -> dict[str, dict[str, np.ndarray]]:
+    """Haiku params as plain nested dicts of numpy arrays (picklable without haiku)."""
+    return {mod: {k: np.asarray(v) for k, v in p.items()} for mod, p in params.items()}
+
+
+def _source_for(config: TrainConfig, saved_path: str | None = None) -> Source:
+    """The run's algorithm; a moved working directory falls back to the saved path."""
+    algorithm = config.algorithm
+    if saved_path and not Path(algorithm).exists() and Path(saved_path).exists():
+        algorithm = saved_path
+    return resolve_source(algorithm, config.generator_params)
+
+
+def _test_set(source: Source, config: TrainConfig, size: int, samples: int) -> tuple[dict, Any]:
+    return fixed_set(
+        source, size, samples, derive_seed(config.seed, "test", size),
+        random_pos=config.test_random_pos,
+        pred_as_input=use_pred_as_input(source, config.pred_as_input),
+    )
+
+
+def train(config: TrainConfig, out_dir: str | Path, *, progress: bool = True) -> dict[str, Any]:
+    """Train, keep the best-by-validation parameters, test them; write the run folder."""
+    import jax
+    from tqdm import tqdm
+
+    from algspec.training.plots import plot_run
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    for stale in (RESULT, CHECKPOINT):  # a rerun must not leave an old "done" marker
+        (out / stale).unlink(missing_ok=True)
+    write_json_atomic(out / "config.json", config.to_dict())
+
+    source = _source_for(config)
+    pred_as_input = use_pred_as_input(source, config.pred_as_input)
+    sizes = list(config.train_sizes)
+    streams = [
+        training_stream(source, n, config.train_samples, config.batch_size,
+                        derive_seed(config.seed, "train", n), random_pos=config.random_pos,
+                        pred_as_input=pred_as_input)
+        for n in sizes
+    ]
+    spec, val_set = fixed_set(
+        source, config.val_size, config.val_samples,
+        derive_seed(config.seed, "val", config.val_size),
+        random_pos=config.random_pos, pred_as_input=pred_as_input,
+    )
+    # Initialise on the largest training size: BaselineModel reads feature
+    # widths from this batch, and the longest trajectories exercise every hint.
+    init_batch = next(streams[int(np.argmax(sizes))])
+    model = build_model(spec, init_batch, config, out)
+    model.init(init_batch.features, config.seed)
+
+    key = jax.random.PRNGKey(config.seed)
+    eval_seed = derive_seed(config.seed, "val", 0)
+    step_times: dict[int, list[float]] = {n: [] for n in sizes}
+    compile_seconds = 0.0
+    seen_sizes: set[int] = set()
+    losses_since_eval: list[float] = []
+    best_score = -np.inf
+    best_params: Any = None
+    best_step = -1
+    best_val: dict[str, Any] = {}
+    last_val: float | None = None
+    last_loss = float("nan")
+
+    bar = tqdm(total=config.steps, desc=f"{source.name}/{config.processor}",
+               disable=not progress, dynamic_ncols=True, leave=True)
+    t_start = time.perf_counter()
+    with open(out / "metrics.jsonl", "w") as metrics:
+        for step in range(config.steps):
+            i = step % len(sizes)
+            batch = next(streams[i])
+            key, sub = jax.random.split(key)
+            t0 = time.perf_counter()
+            loss = model.feedback(sub, batch)
+            jax.block_until_ready(loss)  # dispatch is async: time the finished step
+            dt = time.perf_counter() - t0
+            if sizes[i] in seen_sizes:
+                step_times[sizes[i]].append(dt)
+            else:  # first step of a size compiles it
+                seen_sizes.add(sizes[i])
+                compile_seconds += dt
+            last_loss = float(loss)
+            losses_since_eval.append(last_loss)
+
+            if step % config.eval_every == 0 or step == config.steps - 1:
+                val = evaluate(model, val_set, config.eval_batch_size, eval_seed)
+                last_val = val["score"]
+                record = {
+                    "step": step,
+                    "loss": float(np.mean(losses_since_eval)),
+                    "last_loss": last_loss,
+                    "val_score": val["score"],
+                    "val_per_output": val["per_output"],
+                    "elapsed": time.perf_counter() - t_start,
+                }
+                metrics.write(json.dumps(record) + "\n")
+                metrics.flush()
+                losses_since_eval = []
+                if val["score"] > best_score:
+                    best_score = val["score"]
+                    best_params = _numpy_params(model.params)
+                    best_step = step
+                    best_val = val
+            bar.set_postfix(loss=f"{last_loss:.3f}",
+                            val=("-" if last_val is None else f"{last_val:.3f}"), refresh=False)
+            bar.update(1)
+    train_seconds = time.perf_counter() - t_start
+    bar.close()
+
+    model.params = best_params
+    test_spec, test_set = _test_set(source, config, config.test_size, config.test_samples)
+    t0 = time.perf_counter()
+    test = evaluate(model, test_set, config.eval_batch_size, eval_seed)
+    test_seconds = time.perf_counter() - t0
+
+    steady = [t for n in sizes for t in step_times[n]]
+    all_steps = compile_seconds + sum(steady)
+    per_step = statistics.fmean(steady) if steady else all_steps / config.steps
+    by_size = {str(n): (statistics.fmean(ts) if ts else None) for n, ts in step_times.items()}
+
+    with open(out / CHECKPOINT, "wb") as f:
+        pickle.dump({
+            "format": CHECKPOINT_FORMAT,
+            "config": config.to_dict(),
+            "algorithm": source.name,
+            "source_path": (str(Path(config.algorithm).resolve())
+                            if source.kind == "alg" else None),
+            "spec": {k: tuple(v) for k, v in spec.items()},
+            "params": best_params,
+            "best_step": best_step,
+        }, f)
+
+    import clrs
+
+    result = {
+        "algorithm": source.name,
+        "source": config.algorithm,
+        "processor": config.processor,
+        "hidden": config.hidden,
+        "seed": config.seed,
+        "steps": config.steps,
+        "batch_size": config.batch_size,
+        "train_sizes": list(sizes),
+        "device": device_description(),
+        "jax": jax.__version__,
+        "clrs": clrs.__version__,
+        "train_seconds": train_seconds,
+        "seconds_per_step": per_step,
+        "seconds_per_step_by_size": by_size,
+        "compile_seconds": compile_seconds,
+        "test_seconds": test_seconds,
+        "final_loss": last_loss,
+        "best_step": best_step,
+        "config_digest": config.digest(),
+        "val": {"score": best_val["score"], "per_output": best_val["per_output"],
+                "size": config.val_size, "samples": config.val_samples},
+        "test": {"score": test["score"], "per_output": test["per_output"],
+                 "size": config.test_size, "samples": config.test_samples},
+    }
+    assert test_spec == spec, "test and training specs differ"
+    try:
+        plot_run(out / "metrics.jsonl", out / "curves.png", title=f"{source.name} / "
+                 f"{config.processor} / h{config.hidden} / seed {config.seed}")
+    except Exception as exc:  # noqa: BLE001 - a missing figure must not lose a run
+        result["plot_error"] = str(exc)
+    write_json_atomic(out / RESULT, result)
+    return result
+
+
+def load_checkpoint(run_dir: str | Path) -> dict[str, Any]:
+    """The pickled checkpoint of a run folder."""
+    path = Path(run_dir) / CHECKPOINT
+    if not path.is_file():
+        raise FileNotFoundError(f"{run_dir}: no {CHECKPOINT} (is this a finished run folder?)")
+    with open(path, "rb") as f:
+        ckpt = pickle.load(f)
+    if ckpt.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"{path}: unknown checkpoint format {ckpt.get('format')!r}")
+    return ckpt
+
+
+def evaluate_run(
+    run_dir: str | Path, test_size: int | None = None, test_samples: int | None = None,
+    *, write: bool = True,
+) -> dict[str, Any]:
+    """Re-test a saved run's best parameters on a fresh test set at `test_size`.
+
+    The test set is derived from the run's seed and the size, so at the run's
+    own test size (and sample count) it is the set the run was tested on.
+    """
+    ckpt = load_checkpoint(run_dir)
+    config = TrainConfig.from_dict(ckpt["config"])
+    size = int(test_size or config.test_size)
+    samples = int(test_samples or config.test_samples)
+    source = _source_for(config, ckpt.get("source_path"))
+    spec, test_set = _test_set(source, config, size, samples)
+    saved_spec = {k: tuple(v) for k, v in ckpt["spec"].items()}
+    if {k: tuple(v) for k, v in spec.items()} != saved_spec:
+        raise ValueError(f"{config.algorithm}: its spec changed since the run was trained")
+    model = build_model(spec, next(batches(test_set, config.eval_batch_size)), config,
+                        Path(run_dir))
+    model.params = ckpt["params"]
+    t0 = time.perf_counter()
+    scores = evaluate(model, test_set, config.eval_batch_size,
+                      derive_seed(config.seed, "val", 0))
+    out = {
+        "algorithm": ckpt["algorithm"],
+        "processor": config.processor,
+        "hidden": config.hidden,
+        "seed": config.seed,
+        "size": size,
+        "samples": samples,
+        "score": scores["score"],
+        "per_output": scores["per_output"],
+        "seconds": time.perf_counter() - t0,
+        "device": device_description(),
+    }
+    if write:
+        write_json_atomic(Path(run_dir) / f"eval_n{size}_s{samples}.json", out)
+    return out
