@@ -462,6 +462,10 @@ class Checker:
         return ir.Binary(op=op, left=left, right=right, dtype=dt, span=e.span), ax
 
     def call(self, e: ast.CallExpr, scope: _Scope) -> tuple[ir.Expr, frozenset[int]]:
+        if e.func in WHOLE_FUNCS - {"chain"} and scope.implicit and scope.index_vars:
+            loc = ir.Loc.NODE if len(scope.index_vars) == 1 else ir.Loc.EDGE
+            out = self.whole_call(e, scope, loc)
+            return out, frozenset(range(len(scope.index_vars)))
         if e.func in WHOLE_FUNCS:
             self.fail("E207", f"`{e.func}(...)` makes a whole array; use it as the definition "
                       "of node/edge data", e.span)
@@ -609,7 +613,7 @@ class Checker:
                           s.span)
         if len(s.vars) == 2 and s.vars[0] == s.vars[1]:
             self.fail("E101", "the two processor variables must differ", s.span)
-        inner = scope.child(index_vars=list(s.vars), in_forall=True, locals={})
+        inner = scope.child(index_vars=list(s.vars), in_forall=True)
         guard = None
         if s.guard is not None:
             guard, _ = self.expr(s.guard, inner)

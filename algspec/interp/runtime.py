@@ -85,6 +85,7 @@ class Machine:
         self.adj = self._interconnection()
         self.m = self.adj.sum(axis=(1, 2)).astype(np.int64)
         self._init_state()
+        self._plan_records()
         self.counts = np.zeros(self.B, dtype=np.int64)
         self.buffers: dict[str, np.ndarray] = {}
         self.loop_iters: dict[int, np.ndarray] = {}
@@ -110,6 +111,7 @@ class Machine:
         raise TypeError(e)
 
     def _load_inputs(self, inputs: dict[str, np.ndarray]) -> None:
+        pads = []
         for d in self.prog.decls:
             if d.stage != ir.Stage.INPUT or d.derived is not None:
                 continue
@@ -119,17 +121,18 @@ class Machine:
             shape = {ir.Loc.GRAPH: (self.B,), ir.Loc.NODE: (self.B, self.N),
                      ir.Loc.EDGE: (self.B, self.N, self.N)}[d.loc]
             if d.loc == ir.Loc.NODE and x.shape == (self.B, self.n) and self.n != self.N:
-                padded = np.zeros(shape, dtype=_NP[d.dtype])
+                padded = np.zeros(shape, dtype=x.dtype)
                 padded[:, : self.n] = x
-                if d.pad is not None:
-                    self.state[d.name] = padded
-                    pad = self.eval(d.pad, 0, np.ones(self.B, bool))
-                    padded[:, self.n:] = np.broadcast_to(pad, (self.B,))[:, None]
                 x = padded
+                pads.append(d)
             if x.shape != shape:
                 raise ValueError(f"input `{d.name}` has shape {x.shape[1:]}, expected "
                                  f"{shape[1:]} for n={self.n}")
             self.state[d.name] = x.astype(_NP[d.dtype])
+        for d in pads:  # nodes beyond the n generated ones take the `pad` value
+            if d.pad is not None:
+                pad = np.broadcast_to(self.eval(d.pad, 0, np.ones(self.B, bool)), (self.B,))
+                self.state[d.name][:, self.n:] = pad[:, None]
         for d in self.prog.decls:
             if d.stage == ir.Stage.INPUT and d.derived is not None:
                 self.state[d.name] = self.whole(d.derived, d.loc).astype(_NP[d.dtype])
@@ -244,14 +247,20 @@ class Machine:
             return a.reshape(shape)
         idx = [self.eval(x, rank, mask) for x in e.indices]
         shape = np.broadcast_shapes((self.B,) + (1,) * rank, *(i.shape for i in idx))
+        if any(i.min() < 0 or i.max() >= self.N for i in idx):
+            bad = np.zeros(shape, bool)
+            for i in idx:
+                bad |= (i < 0) | (i >= self.N)
+            bad &= np.broadcast_to(mask, shape)
+            if bad.any():
+                self.fault("R101", f"index out of range reading `{e.name}`", bad, e.span)
+            idx = [np.clip(i, 0, self.N - 1) for i in idx]
+        if rank == 0 and self.obs is None:  # one element per sample: plain fancy indexing
+            rows = np.arange(self.B)
+            return arr[(rows, *(i.reshape(-1) for i in idx))] if all(
+                i.shape[0] == self.B for i in idx) else arr[(rows, *(np.broadcast_to(
+                    i, (self.B,)) for i in idx))]
         idx = [np.broadcast_to(i, shape) for i in idx]
-        bad = np.zeros(shape, bool)
-        for i in idx:
-            bad |= (i < 0) | (i >= self.N)
-        bad &= np.broadcast_to(mask, shape)
-        if bad.any():
-            self.fault("R101", f"index out of range reading `{e.name}`", bad, e.span)
-        idx = [np.clip(i, 0, self.N - 1) for i in idx]
         flat = idx[0] if len(idx) == 1 else idx[0] * self.N + idx[1]
         out = np.take_along_axis(arr.reshape(self.B, -1), flat.reshape(self.B, -1), axis=1)
         if self.obs is not None:
@@ -260,12 +269,19 @@ class Machine:
 
     def chain(self, e: ir.Chain, rank: int) -> np.ndarray:
         order = self.state[e.order]
-        prev = np.concatenate([order[:, :1], order[:, :-1]], axis=1)
-        bad = (order < 0) | (order >= self.N)
-        if bad.any():
+        if order.size and (order.min() < 0 or order.max() >= self.N):
+            bad = (order < 0) | (order >= self.N)
             self.fault("R101", f"`{e.order}` holds a node index out of range", bad, e.span)
-        pred = np.tile(np.arange(self.N), (self.B, 1))
-        np.put_along_axis(pred, order, prev, axis=1)
+        prev = np.empty_like(order)
+        prev[:, 1:] = order[:, :-1]
+        prev[:, 0] = order[:, 0]
+        flat = order + (np.arange(self.B) * self.N)[:, None]
+        pred = np.full(order.size, -1, dtype=order.dtype)
+        pred[flat.ravel()] = prev.ravel()
+        pred = pred.reshape(order.shape)
+        missing = pred < 0  # not a permutation: unlisted nodes point to themselves
+        if missing.any():
+            pred = np.where(missing, np.arange(self.N)[None, :], pred)
         shape = [self.B] + [1] * rank
         shape[e.axis + 1] = self.N
         return pred.reshape(shape)
@@ -636,45 +652,121 @@ class Machine:
                 self.fault("R101", f"pointer {what} is out of range", bad, d.span)
         return np.asarray(v, dtype=self.dtype)
 
+    def _plan_records(self) -> None:
+        """Decide what a `record` snapshots: hint views are evaluated in bulk at the end.
+
+        A record only copies the rows of the state that hints are made of;
+        views are evaluated once over all frames in `collect`, and views of
+        inputs alone (constant hints, such as Kosaraju's `A_t`) once per sample.
+        """
+        self._snap: list[str] = []
+        self._const_hints: set[str] = set()
+        self._view_reads: set[str] = set()  # what the per-frame views read
+        self._views_aggregate = False
+        inputs = {d.name for d in self.prog.decls if d.stage == ir.Stage.INPUT}
+        for d in self.prog.decls:
+            if d.stage != ir.Stage.HINT:
+                continue
+            if d.derived is None:
+                names = {d.name}
+            else:
+                names = set()
+                for e in ir.walk_expr(d.derived):
+                    if isinstance(e, ir.Read) or (isinstance(e, ir.VarRef) and not e.local):
+                        names.add(e.name)
+                    elif isinstance(e, ir.Chain):
+                        names.add(e.order)
+                if names <= inputs:
+                    self._const_hints.add(d.name)
+                    continue
+                self._views_aggregate |= any(isinstance(e, ir.Aggregate)
+                                             for e in ir.walk_expr(d.derived))
+            self._view_reads |= names
+            for nm in sorted(names - inputs):
+                if nm not in self._snap:
+                    self._snap.append(nm)
+
     def record(self, mask: np.ndarray) -> None:
         lanes = np.nonzero(mask)[0]
         if self.obs is not None:
             self.obs.frame(lanes)
         rows = self.counts[lanes]
         need = int(rows.max()) + 1
-        for d in self.prog.decls:
-            if d.stage != ir.Stage.HINT:
-                continue
-            v = self.probe(d, mask)
-            buf = self.buffers.get(d.name)
+        for name in self._snap + ["@stmt"]:
+            src = self.state[name] if name != "@stmt" else np.full(self.B, self.stmt.id)
+            buf = self.buffers.get(name)
             if buf is None or buf.shape[0] < need:
                 cap = max(need, 2 * (0 if buf is None else buf.shape[0]), 8)
-                nb = np.zeros((cap, self.B) + v.shape[1:], self.dtype)
+                nb = np.zeros((cap,) + src.shape, src.dtype)
                 if buf is not None:
                     nb[: buf.shape[0]] = buf
-                buf = self.buffers[d.name] = nb
-            buf[rows, lanes] = v[lanes]
+                buf = self.buffers[name] = nb
+            buf[rows, lanes] = src[lanes]
         self.counts[lanes] += 1
+
+    def _frames_view(self, T: int) -> Machine:
+        """A machine whose batch is every (frame, sample) pair, over the recorded snapshots."""
+        fm = Machine.__new__(Machine)
+        fm.prog, fm._decls, fm.dtype, fm.obs, fm.stmt = self.prog, self._decls, self.dtype, \
+            None, None
+        fm.B, fm.N, fm.n = T * self.B, self.N, self.n
+        fm.m = np.tile(self.m, T)
+        fm.locals = {}
+        fm.state = {}
+        for name, arr in self.state.items():
+            if name not in self._view_reads:
+                continue
+            if name in self.buffers:
+                buf = self.buffers[name][:T]
+            elif self._decls[name].stage == ir.Stage.INPUT:
+                buf = np.broadcast_to(arr[None], (T,) + arr.shape)
+            else:
+                continue
+            fm.state[name] = buf.reshape((T * self.B,) + arr.shape[1:])
+        if self._views_aggregate:
+            fm.adj = np.broadcast_to(self.adj[None], (T,) + self.adj.shape).reshape(
+                (T * self.B,) + self.adj.shape[1:])
+        return fm
 
     def collect(self) -> Trajectories:
         spec = self.prog.spec()
         inputs = {d.name: self.probe(d) for d in self.prog.decls if d.stage == ir.Stage.INPUT}
         outputs = {d.name: self.probe(d) for d in self.prog.decls if d.stage == ir.Stage.OUTPUT}
         T = int(self.counts.max()) if self.B else 0
+        valid = np.arange(T)[:, None] < self.counts[None, :]  # (T, B)
         hints = {}
+        fm = None
         for d in self.prog.decls:
             if d.stage != ir.Stage.HINT:
                 continue
-            buf = self.buffers.get(d.name)
-            if buf is None:
-                shape = {ir.Loc.GRAPH: (), ir.Loc.NODE: (self.N,),
-                         ir.Loc.EDGE: (self.N, self.N)}[d.loc]
-                if d.clrs_type == "categorical":
-                    shape = shape + (d.categories,)
-                buf = np.zeros((T, self.B) + shape, self.dtype)
-            hints[d.name] = buf[:T]
+            if d.name in self._const_hints:
+                v0 = self.probe(d)
+                v = np.empty((T,) + v0.shape, self.dtype)
+                v[:] = v0[None]
+            else:
+                if fm is None:
+                    fm = self._frames_view(T)
+                try:
+                    v = fm.probe(d, valid.reshape(-1)).reshape((T, self.B) + (
+                        fm.probe_shape(d)))
+                except RuntimeFault as f:
+                    frame, sample = divmod(f.sample, self.B)
+                    stmt = self.buffers["@stmt"][frame, sample]
+                    span = next((s.span for s, _ in ir.walk_statements(self.prog.body)
+                                 if s.id == stmt), d.span)
+                    raise RuntimeFault(f.diagnostic.code, f"{f.diagnostic.message.rsplit(' (', 1)[0]}"
+                                       f" in the frame recorded here (frame {frame})", span,
+                                       sample, path=self.prog.path) from None
+            if not v.flags.writeable or v.dtype != self.dtype:
+                v = v.astype(self.dtype)
+            v[~valid] = 0  # frames after a sample's end are zero padding
+            hints[d.name] = v
         return Trajectories(spec=spec, inputs=inputs, outputs=outputs, hints=hints,
                             lengths=self.counts.astype(self.dtype))
+
+    def probe_shape(self, d: ir.DataDecl) -> tuple[int, ...]:
+        shape = {ir.Loc.GRAPH: (), ir.Loc.NODE: (self.N,), ir.Loc.EDGE: (self.N, self.N)}[d.loc]
+        return shape + ((d.categories,) if d.clrs_type == "categorical" else ())
 
 
 def _binop(op: str, a, b):
