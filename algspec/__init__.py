@@ -16,5 +16,13 @@ def register(alg: CompiledAlgorithm, name: str | None = None, replace: bool = Fa
     return _register(alg, name=name, replace=replace)
 
 
-__all__ = ["AlgError", "CompiledAlgorithm", "Diagnostic", "RuntimeFault", "load", "load_source",
-           "register", "__version__"]
+__all__ = [
+    "AlgError",
+    "CompiledAlgorithm",
+    "Diagnostic",
+    "RuntimeFault",
+    "__version__",
+    "load",
+    "load_source",
+    "register",
+]

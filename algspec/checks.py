@@ -45,6 +45,7 @@ CODES = {
     "E503": "break outside a loop",
     "E601": "loop bound is not an expression in n and m",
     "E602": "range is not statically bounded",
+    "E604": "loop without a bound",
 }
 
 COMBINERS = {"min", "max", "sum", "any", "all", "priority"}
@@ -629,9 +630,13 @@ class Checker:
                       help="a round is one synchronous step; put the loop around the round")
         inner = scope.child(loop_depth=scope.loop_depth + 1)
         if isinstance(s, ast.WhileStmt):
-            c, ax = self.expr(s.cond, scope)
+            c, _ = self.expr(s.cond, scope)
             if c.dtype != ir.DType.BOOL:
                 self.fail("E205", "a `while` condition must be boolean", s.cond.span)
+            if s.bound is None:
+                self.fail("E604", "`while` needs a worst-case bound in n and m", s.span,
+                          help="e.g. `while lo < hi bound log2(n) + 1 { ... }`; the interpreter "
+                               "enforces it and the efficiency analysis counts it")
             bound = self.static_expr(s.bound, "loop bound")
             if bound is None:
                 raise _Abort()

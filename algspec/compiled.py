@@ -107,7 +107,7 @@ class CompiledAlgorithm:
     def _output_value(self, traj: Trajectories) -> Any:
         outs = {}
         for name, data in traj.outputs.items():
-            _, loc, t = self.spec[name]
+            t = self.spec[name][2]
             x = data[0]
             if t == "mask_one" or t == "categorical":
                 x = int(np.argmax(x)) if t == "mask_one" else np.argmax(x, axis=-1)

@@ -17,7 +17,7 @@ whole-array expression). A value has one axis per scope variable.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Literal, Union
+from typing import Literal
 
 from pydantic import BaseModel
 
@@ -172,7 +172,7 @@ class Aggregate(IRNode):
     dtype: DType
 
 
-Expr = Union[Const, Size, IndexVar, VarRef, Read, Unary, Binary, Cond, Call, Chain, Aggregate]
+Expr = (Const | Size | IndexVar | VarRef | Read | Unary | Binary | Cond | Call | Chain | Aggregate)
 
 
 # ----------------------------------------------------------------- statements
@@ -283,7 +283,7 @@ class Round(Stmt):
     body: list[Statement]
 
 
-Statement = Union[Assign, Let, Record, Break, If, While, ForRange, ForNodes, Forall, Round]
+Statement = (Assign | Let | Record | Break | If | While | ForRange | ForNodes | Forall | Round)
 
 
 # --------------------------------------------------------------- declarations

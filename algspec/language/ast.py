@@ -6,7 +6,7 @@ tree into the IR (`algspec.ir`).
 
 from __future__ import annotations
 
-from typing import Literal, Union
+from typing import Literal
 
 from pydantic import BaseModel
 
@@ -71,7 +71,7 @@ class AggExpr(Node):
     default: Expr | None = None
 
 
-Expr = Union[Num, Name, IndexExpr, UnaryExpr, BinaryExpr, CondExpr, CallExpr, AggExpr]
+Expr = (Num | Name | IndexExpr | UnaryExpr | BinaryExpr | CondExpr | CallExpr | AggExpr)
 
 
 # ----------------------------------------------------------------- statements
@@ -113,7 +113,7 @@ class IfStmt(Node):
 class WhileStmt(Node):
     kind: Literal["while"] = "while"
     cond: Expr
-    bound: Expr
+    bound: Expr | None
     body: list[Stmt]
 
 
@@ -145,8 +145,7 @@ class ForallStmt(Node):
     body: list[Stmt]
 
 
-Stmt = Union[AssignStmt, LetStmt, RecordStmt, BreakStmt, IfStmt, WhileStmt, ForRangeStmt,
-             ForNodesStmt, RoundStmt, ForallStmt]
+Stmt = (AssignStmt | LetStmt | RecordStmt | BreakStmt | IfStmt | WhileStmt | ForRangeStmt | ForNodesStmt | RoundStmt | ForallStmt)
 
 
 # --------------------------------------------------------------- declarations

@@ -42,7 +42,7 @@ class _JoinBracketedLines:
 @lru_cache(maxsize=1)
 def _parser() -> lark.Lark:
     return lark.Lark(_GRAMMAR.read_text(), parser="lalr", propagate_positions=True,
-                     maybe_placeholders=True, postlex=_JoinBracketedLines())
+                     maybe_placeholders=True, postlex=_JoinBracketedLines(), cache=True)
 
 
 def _span(meta_or_token) -> Span:

@@ -1,0 +1,243 @@
+"""The `algspec` command line: lint, compile, sample, efficiency, train, eval, experiment.
+
+User mistakes (bad files, bad arguments) print diagnostics or a one-line
+error and exit with 1 (findings) or 2 (usage); they never show a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+
+from algspec.diagnostics import AlgError, RuntimeFault, render
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Write a neural algorithmic reasoning task once as a .alg file: lint it, "
+                       "compile it into a CLRS sampler, measure its efficiency, train on it.")
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print a one-line error and return the Exit to raise."""
+    print(f"error: {message}", file=sys.stderr)
+    return typer.Exit(code)
+
+
+def parse_params(items: list[str] | None) -> dict[str, Any]:
+    """`--param key=value` overrides of generator parameters (values parsed as JSON)."""
+    out: dict[str, Any] = {}
+    for item in items or []:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise fail(f"--param expects NAME=VALUE, got {item!r}")
+        try:
+            out[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            raise fail(f"--param {key}: value {value!r} is not a number or true/false") from None
+    return out
+
+
+def load_or_exit(path: Path):
+    """Compile a file, or print its diagnostics and exit 1."""
+    from algspec.compiled import load_source
+    if not path.is_file():
+        raise fail(f"no such file: {path}")
+    source = path.read_text()
+    try:
+        return load_source(source, str(path))
+    except AlgError as e:
+        print(render(e.diagnostics, "concise"), file=sys.stderr)
+        raise typer.Exit(1) from None
+
+
+ParamOpt = Annotated[list[str] | None, typer.Option(
+    "--param", "-p", help="Generator parameter override NAME=VALUE (or INPUT.NAME=VALUE); "
+                          "repeatable.")]
+
+
+@app.command()
+def lint(
+    paths: Annotated[list[Path], typer.Argument(help=".alg files or folders.")],
+    output_format: Annotated[str, typer.Option(
+        "--output-format", help="concise, full or json.")] = "concise",
+    no_sample: Annotated[bool, typer.Option(
+        "--no-sample", help="Skip the rules that sample small instances.")] = False,
+) -> None:
+    """Report errors and suspicious constructs; exit 0 clean, 1 findings, 2 usage error."""
+    if output_format not in ("concise", "full", "json"):
+        raise fail(f"--output-format must be concise, full or json, not {output_format!r}")
+    from algspec.lint import lint_source
+    files: list[Path] = []
+    for p in paths:
+        if p.is_dir():
+            files += sorted(p.rglob("*.alg"))
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise fail(f"no such file or folder: {p}")
+    diags, sources = [], {}
+    for f in files:
+        src = f.read_text()
+        sources[str(f)] = src
+        diags += lint_source(src, str(f), sample=not no_sample)
+    if diags or output_format == "json":
+        print(render(diags, output_format, sources))
+    if output_format != "json":
+        n_err = sum(d.severity.value == "error" for d in diags)
+        summary = (f"{len(diags)} finding{'s' if len(diags) != 1 else ''} "
+                   f"({n_err} error{'s' if n_err != 1 else ''}) in {len(files)} "
+                   f"file{'s' if len(files) != 1 else ''}") if diags else \
+            f"all clean: {len(files)} file{'s' if len(files) != 1 else ''}"
+        print(summary, file=sys.stderr)
+    raise typer.Exit(1 if diags else 0)
+
+
+def _length_summary(alg, n: int, samples: int, seed: int, params: dict) -> dict:
+    traj = alg.sample(n, samples, seed, **params)
+    lengths = traj.lengths
+    return {"n": n, "samples": samples, "min": int(lengths.min()),
+            "mean": float(lengths.mean()), "max": int(lengths.max())}
+
+
+@app.command()
+def compile(
+    file: Annotated[Path, typer.Argument(help="The .alg file.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    samples: Annotated[int, typer.Option(help="Samples per size for the lengths.")] = 32,
+    seed: Annotated[int, typer.Option(help="Seed for the sampled lengths.")] = 0,
+    param: ParamOpt = None,
+) -> None:
+    """Compile FILE: print its CLRS spec, interconnection graph, lengths and static efficiency."""
+    alg = load_or_exit(file)
+    params = parse_params(param)
+    try:
+        lengths = [_length_summary(alg, n, samples, seed, params) for n in (16, 64)]
+    except ValueError as e:
+        raise fail(str(e)) from None
+    except RuntimeFault as f:
+        print(f.diagnostic.concise(), file=sys.stderr)
+        raise typer.Exit(1) from None
+    from algspec.efficiency.static import analyse
+    static = analyse(alg.ir)
+    g = alg.ir.graph
+    graph = g.kind if g.kind != "input" else f"input `{g.input}`"
+    if as_json:
+        print(json.dumps({
+            "name": alg.name, "path": str(file), "spec_hash": alg.spec_hash(),
+            "spec": {k: list(v) for k, v in alg.spec.items()},
+            "graph": {"kind": g.kind, "input": g.input, "edge_mask_input": g.mask_name},
+            "generators": alg.generator_params(**params),
+            "lengths": lengths,
+            "static": {"rounds": str(static.rounds), "capacity": str(static.capacity),
+                       "node_efficiency": str(static.node_efficiency),
+                       "edge_efficiency": str(static.edge_efficiency)},
+        }, indent=2))
+        return
+    print(f"algorithm {alg.name}  ({file})")
+    print(f"interconnection graph: {graph}"
+          + (f"  (edge-mask input `{g.mask_name}`)" if g.mask_name else
+             "  (complete: no edge-mask input, as in CLRS)"))
+    print("spec:")
+    width = max(len(k) for k in alg.spec)
+    for name, (stage, loc, t) in alg.spec.items():
+        print(f"  {name:<{width}}  {stage:<6}  {loc:<5}  {t}")
+    print("generators: " + "; ".join(
+        f"{k} ~ {alg.ir.decl(k).generator.name}(" + ", ".join(f"{a}={b}" for a, b in v.items())
+        + ")" for k, v in alg.generator_params(**params).items()))
+    for s in lengths:
+        print(f"trajectory length at n={s['n']}: min {s['min']}, mean {s['mean']:.1f}, "
+              f"max {s['max']} ({s['samples']} samples)")
+    from algspec.efficiency.static import format_static
+    print(format_static(static))
+
+
+@app.command()
+def sample(
+    file: Annotated[Path, typer.Argument(help="The .alg file.")],
+    length: Annotated[int, typer.Option("--length", "-n", help="Problem size n.")] = 16,
+    num: Annotated[int, typer.Option("--num", "-k", help="Number of samples.")] = 100,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    out: Annotated[Path, typer.Option(help="Output folder.")] = Path("out/dataset"),
+    overwrite: Annotated[bool, typer.Option(help="Replace an existing folder.")] = False,
+    param: ParamOpt = None,
+) -> None:
+    """Write K samples of size N as .npz with a manifest (reproducible byte for byte)."""
+    if length < 1 or num < 1:
+        raise fail("--length and --num must be positive")
+    alg = load_or_exit(file)
+    params = parse_params(param)
+    try:
+        alg.generator_params(**params)
+    except ValueError as e:
+        raise fail(str(e)) from None
+    from algspec.dataset import export
+    try:
+        path = export(alg, out, length, num, seed, params, overwrite=overwrite)
+    except FileExistsError as e:
+        raise fail(f"{e}; pass --overwrite to replace it") from None
+    except RuntimeFault as f:
+        print(f.diagnostic.concise(), file=sys.stderr)
+        raise typer.Exit(1) from None
+    print(f"wrote {num} samples of {alg.name} at n={length} to {path}")
+
+
+def _quickstart_summary(paths: list[Path]) -> None:
+    """`algspec demo`: lint, compile and sample every shipped algorithm (the quick start)."""
+    from algspec.compiled import load
+    from algspec.lint import lint_path
+    rows = []
+    for p in paths:
+        findings = lint_path(p)
+        alg = load(p)
+        traj = alg.sample(16, 64, 0)
+        density = float(np.mean([h[: int(traj.lengths.max())].mean()
+                                 for h in traj.hints.values()])) if traj.hints else 0.0
+        rows.append((alg.name, p.name, len(findings), len(alg.spec), int(traj.lengths.min()),
+                     float(traj.lengths.mean()), int(traj.lengths.max()), density))
+    print("| algorithm | file | lint findings | spec entries | T min | T mean | T max |"
+          " mean hint value |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]} | {r[5]:.1f} | {r[6]} | {r[7]:.3f} |")
+
+
+@app.command()
+def demo(
+    paths: Annotated[list[Path] | None, typer.Argument(help="Files (default: algorithms/).")]
+    = None,
+) -> None:
+    """Lint, compile and sample (n=16, 64 samples) each algorithm; print a summary table."""
+    files = paths or sorted(Path("algorithms").glob("*.alg"))
+    if not files:
+        raise fail("no .alg files given and none in ./algorithms")
+    for f in files:
+        if not f.is_file():
+            raise fail(f"no such file: {f}")
+        load_or_exit(f)
+    _quickstart_summary(files)
+
+
+def _mount_subcommands() -> None:
+    from algspec.efficiency.commands import register as register_efficiency
+    from algspec.training.commands import register as register_training
+    register_efficiency(app)
+    register_training(app)
+
+
+_mount_subcommands()
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

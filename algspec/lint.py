@@ -1,0 +1,138 @@
+"""`algspec lint`: checks plus findings that are legal but probably wrong.
+
+Lint runs the checks (errors), then rules over the IR (warnings), then
+samples a few small instances to catch probes that break their CLRS type and
+loops that outgrow their declared bounds. A finding can be allowed on its
+line with a comment `# allow: L102` (several codes separated by commas).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from algspec import ir
+from algspec.diagnostics import AlgError, Diagnostic, RuntimeFault, Severity, Span
+
+RULES = {
+    "L101": "declared but never used",
+    "L102": "hint never changes (CLRS would make it an input)",
+    "L103": "output never written",
+    "L104": "loop only stopped by its bound",
+    "W201": "node efficiency O(1/n) or worse",
+    "W202": "sampling outgrows a declared loop bound",
+}
+_ALLOW = re.compile(r"#.*\ballow:\s*([A-Z]\d{3}(?:\s*,\s*[A-Z]\d{3})*)")
+
+
+def _reads_and_writes(prog: ir.Program) -> tuple[set[str], set[str]]:
+    reads: set[str] = set()
+    writes: set[str] = set()
+
+    def expr_reads(e: ir.Expr) -> None:
+        for x in ir.walk_expr(e):
+            if isinstance(x, ir.Read) or (isinstance(x, ir.VarRef) and not x.local):
+                reads.add(x.name)
+            elif isinstance(x, ir.Chain):
+                reads.add(x.order)
+
+    for d in prog.decls:
+        for e in (d.derived, d.initial, d.pad):
+            if e is not None:
+                expr_reads(e)
+    if prog.graph.mask_name:
+        reads.add(prog.graph.mask_name)
+    for s, _ in ir.walk_statements(prog.body):
+        for e in ir.statement_exprs(s):
+            expr_reads(e)
+        if isinstance(s, ir.Assign):
+            writes.update(t.name for t in s.targets if not t.local)
+        if isinstance(s, (ir.ForRange, ir.ForNodes)) and not s.var_local:
+            writes.add(s.var)
+    return reads, writes
+
+
+def _has_break(stmts: list[ir.Statement]) -> bool:
+    for s, parents in ir.walk_statements(stmts):
+        inner_loops = [p for p in parents if isinstance(p, (ir.While, ir.ForRange, ir.ForNodes))]
+        if isinstance(s, ir.Break) and not inner_loops:
+            return True
+    return False
+
+
+def ir_rules(prog: ir.Program) -> list[Diagnostic]:
+    """Rules that read the IR alone."""
+    out: list[Diagnostic] = []
+    reads, writes = _reads_and_writes(prog)
+    hint_reads = set()
+    for d in prog.decls:
+        if d.stage in (ir.Stage.HINT, ir.Stage.OUTPUT) and d.derived is not None:
+            for x in ir.walk_expr(d.derived):
+                if isinstance(x, (ir.Read, ir.VarRef)):
+                    hint_reads.add(x.name)
+                elif isinstance(x, ir.Chain):
+                    hint_reads.add(x.order)
+
+    def warn(code: str, msg: str, span: Span, help: str | None = None) -> None:
+        out.append(Diagnostic(code=code, severity=Severity.WARNING, message=msg, span=span,
+                              path=prog.path, help=help))
+
+    inputs = {d.name for d in prog.decls if d.stage == ir.Stage.INPUT}
+    for d in prog.decls:
+        if d.implicit:
+            continue
+        if d.stage in (ir.Stage.STATE, ir.Stage.INPUT) and d.name not in reads:
+            warn("L101", f"{d.stage.value} `{d.name}` is never read", d.span,
+                 help="remove it, or use it")
+        if d.stage == ir.Stage.HINT:
+            if d.derived is not None:
+                deps = {x.name for x in ir.walk_expr(d.derived)
+                        if isinstance(x, (ir.Read, ir.VarRef)) and not getattr(x, "local", False)}
+                deps |= {x.order for x in ir.walk_expr(d.derived) if isinstance(x, ir.Chain)}
+                constant = deps <= inputs or not (deps & writes)
+            else:
+                constant = d.name not in writes
+            if constant:
+                warn("L102", f"hint `{d.name}` never changes; CLRS treats such data as an input",
+                     d.span, help="declare it as an input, or allow it with `# allow: L102`")
+        if d.stage == ir.Stage.OUTPUT and d.derived is None and d.initial is None \
+                and d.name not in writes:
+            warn("L103", f"output `{d.name}` is never written", d.span)
+    for s, _ in ir.walk_statements(prog.body):
+        if isinstance(s, ir.While) and isinstance(s.cond, ir.Const) and s.cond.value is True \
+                and not _has_break(s.body):
+            warn("L104", "`while true` without a `break`: only its bound stops it", s.span)
+    return out
+
+
+def _allowed(source: str) -> dict[int, set[str]]:
+    allowed: dict[int, set[str]] = {}
+    for k, line in enumerate(source.splitlines(), start=1):
+        m = _ALLOW.search(line)
+        if m:
+            allowed[k] = {c.strip() for c in m.group(1).split(",")}
+    return allowed
+
+
+def lint_source(source: str, path: str = "<string>", sample: bool = True) -> list[Diagnostic]:
+    """All findings for one file: check errors, IR rules, efficiency and sampled rules."""
+    from algspec.compiled import load_source
+    try:
+        alg = load_source(source, path)
+    except AlgError as e:
+        return e.diagnostics
+    diags = ir_rules(alg.ir)
+    from algspec.efficiency.lint_rules import efficiency_lints, sampled_bound_lints
+    diags += efficiency_lints(alg.ir)
+    if sample:
+        try:
+            diags += sampled_bound_lints(alg, sizes=(4, 8, 16), samples=2)
+        except RuntimeFault as f:
+            diags.append(f.diagnostic)
+    allowed = _allowed(source)
+    return sorted((d for d in diags if d.code not in allowed.get(d.span.line, set())),
+                  key=lambda d: (d.span.line, d.span.column, d.code))
+
+
+def lint_path(path: Path, sample: bool = True) -> list[Diagnostic]:
+    return lint_source(path.read_text(), str(path), sample)
