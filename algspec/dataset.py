@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "DEFAULT_CHUNK",
     "FORMAT",
     "concat_trajectories",
     "export",
@@ -40,6 +41,11 @@ __all__ = [
 ]
 
 FORMAT = "algspec-dataset/1"
+# Samples per interpreter batch. Large enough to amortise per-statement Python
+# overhead, small enough that a batch of long trajectories (bubble sort at
+# n=64: 2017 frames) fits in memory.  Part of a dataset's identity: the random
+# stream is split across chunks, so the manifest records it.
+DEFAULT_CHUNK = 256
 SAMPLES_FILE = "samples.npz"
 MANIFEST_FILE = "manifest.json"
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # the earliest date a zip entry can hold
@@ -102,7 +108,7 @@ def sample_dataset(
     num_samples: int,
     rng: np.random.Generator | int | None,
     params: Mapping[str, Any] | None = None,
-    chunk_size: int = 1024,
+    chunk_size: int = DEFAULT_CHUNK,
 ) -> Any:
     """`num_samples` trajectories of size `length`, drawn in batched chunks.
 
@@ -198,7 +204,7 @@ def export(
     seed: int,
     params: Mapping[str, Any] | None = None,
     *,
-    chunk_size: int = 1024,
+    chunk_size: int = DEFAULT_CHUNK,
     overwrite: bool = False,
 ) -> Path:
     """Write `num_samples` samples of size `length` to `out_dir`; return its path.

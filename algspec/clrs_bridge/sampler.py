@@ -29,6 +29,7 @@ import numpy as np
 
 from algspec.clrs_bridge.feedback import TrajectoriesLike, to_feedback
 from algspec.dataset import (
+    DEFAULT_CHUNK,
     concat_trajectories,
     hint_steps,
     pad_hints,
@@ -87,7 +88,7 @@ class AlgspecSampler(clrs.Sampler):
         track_max_steps: bool = True,
         truncate_decimals: int | None = None,
         length: int | None = None,
-        chunk_size: int = 1024,
+        chunk_size: int = DEFAULT_CHUNK,
         max_steps: int | None = None,
         probe_samples: int = 1000,
         **params: Any,

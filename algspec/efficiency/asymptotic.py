@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Iterable, Union
 
-Number = Union[int, float, Fraction]
+Number = int | float | Fraction
 
 
 def _frac(x: Number) -> Fraction:
@@ -115,7 +115,7 @@ class Asymptotic:
     gives the class's value at a point with the constants dropped.
     """
 
-    __slots__ = ("num", "den")
+    __slots__ = ("den", "num")
     __hash__ = None  # equality is asymptotic (cross-multiplied), not structural
 
     def __init__(self, num: Iterable[Term], den: Iterable[Term] = (ONE_TERM,)):
@@ -188,6 +188,13 @@ class Asymptotic:
         p = _frac(p)
         if self.is_zero:
             return self
+        if p.denominator == 1 and p != 0:  # integer powers multiply (keeps cross terms)
+            base = self if p > 0 else one / self
+            out = base
+            for _ in range(abs(p.numerator) - 1):
+                out = out * base
+            return out
+        # (a + b)^p ~ a^p + b^p for fractional p > 0
         num = [t ** abs(p) for t in self.num]
         den = [t ** abs(p) for t in self.den]
         return Asymptotic(num, den) if p >= 0 else Asymptotic(den, num)

@@ -1,0 +1,14 @@
+"""Static and measured efficiency of `.alg` algorithms (paper section 3, DESIGN 2.3).
+
+`static.analyse(program)` gives the worst-case classes (T, c, eta, epsilon) from
+the IR; `measured.ActivityRecorder` is the interpreter's activity observer and
+`measured.measure` samples at several sizes and fits growth exponents;
+`lint_rules` holds W201/W202; `commands.register` adds `algspec efficiency`.
+See docs/efficiency.md for the counting rules.
+"""
+
+from algspec.efficiency.asymptotic import Asymptotic, log_n, m, n, one, zero
+from algspec.efficiency.static import StaticEfficiency, analyse, format_static
+
+__all__ = ["Asymptotic", "StaticEfficiency", "analyse", "format_static", "log_n", "m", "n",
+           "one", "zero"]

@@ -1,0 +1,159 @@
+"""`algspec efficiency` (mounted by the CLI with `register(app)`).
+
+Imports only typer at module level so `algspec --help` and `algspec lint`
+stay fast; numpy, matplotlib and the interpreter load when the command runs.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    """Print a one-line error (no traceback) and return the Exit to raise."""
+    print(f"error: {message}", file=sys.stderr)
+    return typer.Exit(code)
+
+
+def parse_sizes(text: str) -> list[int]:
+    """`8,16,32,64` -> [8, 16, 32, 64]: at least two distinct sizes >= 2, ascending."""
+    try:
+        sizes = sorted({int(s) for s in text.replace(" ", "").split(",") if s})
+    except ValueError:
+        raise ValueError(f"--sizes: expected comma-separated integers, got {text!r}") from None
+    if len(sizes) < 2:
+        raise ValueError(f"--sizes: need at least two distinct sizes to fit a growth exponent, "
+                         f"got {text!r}")
+    if sizes[0] < 2:
+        raise ValueError(f"--sizes: sizes must be at least 2, got {sizes[0]}")
+    return sizes
+
+
+def _params(items: list[str] | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--param: expected key=value, got {item!r}")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
+
+
+def print_static(alg_or_program, file=None) -> str:
+    """Print (and return) the static classes of a compiled algorithm or IR program.
+
+    For `algspec compile`: a few lines with T, N, |E|, c, eta and epsilon.
+    """
+    from algspec.efficiency.static import analyse, format_static
+
+    prog = getattr(alg_or_program, "ir", alg_or_program)
+    text = format_static(analyse(prog))
+    print(text, file=file or sys.stdout)
+    return text
+
+
+def efficiency_command(
+    files: Annotated[list[Path], typer.Argument(help=".alg files to analyse.")],
+    sizes: Annotated[str, typer.Option(
+        help="Comma-separated problem sizes n to sample at.")] = "8,16,32,64",
+    samples: Annotated[int, typer.Option(help="Samples per size.")] = 8,
+    seed: Annotated[int, typer.Option(help="Random seed of the inputs.")] = 0,
+    plot: Annotated[Path | None, typer.Option(
+        help="Write a PNG: active nodes/edges per round of one sample, and growth curves.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    table: Annotated[bool, typer.Option(
+        help="Print the paper's Table 1 (static class, measured value at n = 64) in "
+             "markdown.")] = False,
+    static_only: Annotated[bool, typer.Option(
+        "--static", help="Only the static classes; no sampling.")] = False,
+    param: Annotated[list[str] | None, typer.Option(
+        help="Generator parameter override key=value (repeatable).")] = None,
+) -> None:
+    """Static efficiency classes (c, eta, epsilon) beside measured figures and fitted exponents."""
+    try:
+        size_list = parse_sizes(sizes)
+        params = _params(param)
+    except ValueError as e:
+        raise _fail(str(e)) from None
+    if samples < 1:
+        raise _fail(f"--samples must be at least 1, got {samples}")
+    if not files:
+        raise _fail("no .alg files given")
+    for f in files:
+        if not f.is_file():
+            raise _fail(f"{f}: no such file")
+    try:
+        _run(files, size_list, samples, seed, plot, as_json, table, static_only, params)
+    except typer.Exit:
+        raise
+    except Exception as e:  # noqa: BLE001 - one line, never a traceback
+        raise _fail(_describe(e)) from None
+
+
+def _describe(e: Exception) -> str:
+    from algspec.diagnostics import AlgError, RuntimeFault
+
+    if isinstance(e, AlgError):
+        return "; ".join(d.concise() for d in e.diagnostics)
+    if isinstance(e, RuntimeFault):
+        return e.diagnostic.concise()
+    return f"{type(e).__name__}: {e}"
+
+
+def _run(files: list[Path], sizes: list[int], samples: int, seed: int, plot: Path | None,
+         as_json: bool, table: bool, static_only: bool, params: dict[str, Any]) -> None:
+    import algspec
+    from algspec.efficiency import report
+    from algspec.efficiency.measured import measure
+    from algspec.efficiency.static import analyse
+
+    algs = [algspec.load(f) for f in files]
+    statics = [analyse(a.ir) for a in algs]
+    if static_only:
+        if as_json:
+            print(json.dumps({a.name: s.as_dict() for a, s in zip(algs, statics)}, indent=2))
+        elif table:
+            print(report.static_markdown_table(statics))
+        else:
+            print("\n\n".join(report.static_text(s) for s in statics))
+        return
+    unused = [k for k in params if not any(_accepts(a, k) for a in algs)]
+    if unused:
+        raise ValueError(f"--param {unused[0]}: no generator of these algorithms takes it")
+    results = []
+    for a, st in zip(algs, statics):
+        own = {k: v for k, v in params.items() if _accepts(a, k)}
+        results.append(measure(a, sizes, samples, seed, static=st, **own))
+    if as_json:
+        print(json.dumps([r.as_dict() for r in results], indent=2))
+    elif table:
+        print(report.markdown_table(results, at=64))
+    else:
+        print("\n\n".join(report.measurement_text(r) for r in results))
+    if plot is not None:
+        out = report.plot(results, plot)
+        print(f"wrote {out}", file=sys.stderr)
+
+
+def _accepts(alg, key: str) -> bool:
+    """Whether a `--param` applies to this algorithm's generators (others skip it)."""
+    target, _, param = key.replace("__", ".").rpartition(".")
+    return any(param in ps and (not target or target == name)
+               for name, ps in alg.generator_params().items())
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `efficiency` command to the algspec CLI."""
+    app.command("efficiency")(efficiency_command)
+
+
+__all__ = ["efficiency_command", "parse_sizes", "print_static", "register"]

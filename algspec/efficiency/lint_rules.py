@@ -1,0 +1,205 @@
+"""Efficiency lints: W201 (low node efficiency) and W202 (a loop outgrows its bound).
+
+W201 is static: it reads the classes of `algspec.efficiency.static` and names
+the loops whose rounds dominate T while keeping O(1) nodes busy.
+
+W202 needs samples: the interpreter faults (R102) when a loop exceeds its
+declared bound, but only once the bound is actually hit. A wrong bound is
+visible earlier in the *growth* of the trip counts: sample at a few small sizes,
+fit the exponent of the largest trip count per execution and compare it with
+the bound's exponent between the same sizes (the bound evaluated exactly, so
+`ceil(log2(n))` is compared at the sizes measured). A loop whose trips grow
+faster than its bound by more than the tolerance is flagged, with the size at
+which the two curves cross, i.e. where sampling will start to fault.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from algspec import ir
+from algspec.diagnostics import Diagnostic, RuntimeFault, Severity, Span
+from algspec.efficiency.asymptotic import Asymptotic, fit_slope, n, one
+from algspec.efficiency.measured import TOLERANCE
+from algspec.efficiency.static import StaticEfficiency, analyse, eval_size
+
+W201_HELP = ("update the nodes in parallel (`round { forall v ... }`) so each round keeps a "
+             "constant share of the n processors busy; see docs/efficiency.md")
+W202_HELP = "declare the worst-case trip count in n and m, e.g. `bound n` or `bound 2 * n + m`"
+
+
+def _loc(span: Span) -> str:
+    return f"line {span.line}"
+
+
+def efficiency_lints(program: ir.Program,
+                     static: StaticEfficiency | None = None) -> list[Diagnostic]:
+    """W201 when eta = O(1/n): one warning per loop whose rounds cause it."""
+    static = static or analyse(program)
+    eta, T, N = static.node_efficiency, static.rounds, static.nodes
+    if T.is_zero or not eta.is_O(one / n):
+        return []
+    head = (f"node efficiency is {eta} (work {static.work} over capacity {static.capacity}): "
+            "most processors idle")
+    out: list[Diagnostic] = []
+    for lp in static.loops:
+        if not lp.record_ids:
+            continue
+        rounds: Asymptotic = Asymptotic.const(0)
+        for r in lp.record_ids:
+            rounds = rounds + static.record_counts.get(r, Asymptotic.const(0))
+        if rounds.is_zero or not T.is_O(rounds):
+            continue  # this loop's rounds are a lower-order share of T
+        per_round = lp.work / lp.records
+        if not (per_round / N).is_O(one / n):
+            continue
+        lines = ", ".join(_loc(static.records[r].span) for r in lp.record_ids)
+        out.append(Diagnostic(
+            code="W201", severity=Severity.WARNING, span=lp.stmt.span, path=program.path,
+            message=(f"{head}: the {rounds} rounds recorded in this `{lp.kind}` loop "
+                     f"({lines}) keep {per_round} of the {N} nodes active each"),
+            help=W201_HELP))
+    if not out:
+        first = next(iter(static.records.values()), None)
+        out.append(Diagnostic(code="W201", severity=Severity.WARNING, path=program.path,
+                              span=first.span if first is not None else Span(),
+                              message=head, help=W201_HELP))
+    return out
+
+
+# ================================================================ W202
+def expr_str(e: ir.Expr) -> str:
+    """Source-like text of a size expression (for messages)."""
+    if isinstance(e, ir.Const):
+        return str(e.value)
+    if isinstance(e, ir.Size):
+        return e.which
+    if isinstance(e, ir.Unary):
+        return f"-{expr_str(e.operand)}"
+    if isinstance(e, ir.Binary):
+        return f"{expr_str(e.left)} {e.op} {expr_str(e.right)}"
+    if isinstance(e, ir.Call):
+        return f"{e.func}({', '.join(expr_str(a) for a in e.args)})"
+    return "?"
+
+
+def _loops(program: ir.Program) -> dict[int, ir.Statement]:
+    return {s.id: s for s, _ in ir.walk_statements(program.body)
+            if isinstance(s, (ir.While, ir.ForRange))}
+
+
+def bound_growth_lints(program: ir.Program, iterations: dict[int, dict[int, Any]],
+                       edges: dict[int, Any] | None = None,
+                       tol: float = TOLERANCE) -> list[Diagnostic]:
+    """W202 for loops whose measured trip counts grow faster than their declared bound.
+
+    `iterations[stmt_id][n]` is the largest number of iterations one execution
+    of the loop made at size n: an int, or an array with one entry per sample.
+    `edges[n]` is |E| at size n (a float, or per sample), for bounds in m.
+    Per-sample arrays make the "exceeds" check exact when the bound depends on m.
+    """
+    loops = _loops(program)
+    out: list[Diagnostic] = []
+    for sid, by_n in iterations.items():
+        s = loops.get(sid)
+        if s is None:
+            continue
+        sizes = sorted(k for k, v in by_n.items() if np.max(v) > 0)
+        if not sizes:
+            continue
+        text = expr_str(s.bound)
+        try:
+            per = {k: (np.atleast_1d(np.asarray(by_n[k], np.float64)),
+                       _bound_values(program, s.bound, k, (edges or {}).get(k)))
+                   for k in sizes}
+        except (ValueError, ArithmeticError):
+            continue
+        over = [(k, int(c[i]), int(np.ceil(np.broadcast_to(b, c.shape)[i])))
+                for k, (c, b) in per.items()
+                for i in np.nonzero(c > np.ceil(np.broadcast_to(b, c.shape)))[0][:1]]
+        if over:
+            k, c, b = over[0]
+            out.append(_w202(program, s, f"the loop ran {c} times at n = {k}, more than its "
+                             f"bound `{text}` = {b}"))
+            continue
+        if len(sizes) < 2:
+            continue
+        counts = [float(per[k][0].max()) for k in sizes]
+        bounds = [max(float(np.mean(per[k][1])), 1e-9) for k in sizes]
+        sm = fit_slope(sizes, counts)
+        sb = fit_slope(sizes, bounds)
+        if not (np.isfinite(sm) and np.isfinite(sb)) or sm <= sb + tol:
+            continue
+        # Where c * n^sm meets b * n^sb (anchored at the largest size): sampling faults there.
+        k, c, b = sizes[-1], counts[-1], bounds[-1]
+        cross = k * (b / c) ** (1.0 / (sm - sb))
+        out.append(_w202(program, s, (
+            f"iterations grow like n^{sm:.2f} at n = {sizes[0]}..{sizes[-1]} (max {c:.0f} at "
+            f"n = {k}) but the bound `{text}` grows like n^{sb:.2f}: the bound is wrong and "
+            f"sampling will exceed it beyond n = {max(cross, k):.0f}")))
+    return out
+
+
+def _bound_values(program: ir.Program, bound: ir.Expr, size: int, edges: Any) -> np.ndarray:
+    N = eval_size(program.nodes, size)
+    if edges is None:
+        return np.array([eval_size(bound, size, None, N)])
+    return np.array([eval_size(bound, size, float(e), N) for e in np.atleast_1d(edges)])
+
+
+def _w202(program: ir.Program, s: ir.Statement, message: str) -> Diagnostic:
+    return Diagnostic(code="W202", severity=Severity.WARNING, span=s.span, path=program.path,
+                      message=message, help=W202_HELP)
+
+
+def sample_loop_iterations(alg, sizes: list[int], samples: int = 8, seed: int = 0,
+                           **params) -> tuple[dict[int, dict[int, np.ndarray]],
+                                              dict[int, np.ndarray], RuntimeFault | None]:
+    """Per-sample trip counts per loop at each size; stops at the first size that faults.
+
+    Returns (iterations, |E| per sample per size, the fault or None).
+    """
+    from algspec.interp.runtime import Machine
+
+    iters: dict[int, dict[int, np.ndarray]] = {}
+    edges: dict[int, np.ndarray] = {}
+    for k, size in enumerate(sizes):
+        inputs = alg.generate(size, samples, seed + k, **params)
+        mach = Machine(alg.ir, inputs, size)
+        try:
+            mach.run()
+        except RuntimeFault as f:
+            return iters, edges, f
+        edges[size] = np.asarray(mach.m, np.float64).copy()
+        for sid, arr in getattr(mach, "loop_iters", {}).items():
+            iters.setdefault(sid, {})[size] = np.asarray(arr).copy()
+    return iters, edges, None
+
+
+def sampled_bound_lints(alg, sizes: tuple[int, ...] = (4, 8, 16, 32), samples: int = 8,
+                        seed: int = 0, tol: float = TOLERANCE, **params) -> list[Diagnostic]:
+    """W202 from sampling: loops whose trips outgrow their bound, or that hit it (R102).
+
+    Other run-time faults (an index out of range, ...) are raised as `RuntimeFault`.
+    """
+    iters, edges, fault = sample_loop_iterations(alg, list(sizes), samples, seed, **params)
+    if fault is not None and fault.diagnostic.code != "R102":
+        raise fault  # not about bounds: the caller reports the fault itself
+    out = bound_growth_lints(alg.ir, iters, edges, tol)
+    if fault is not None:
+        d = fault.diagnostic
+        done = sorted({k for v in iters.values() for k in v})
+        sizes_txt = f" (fine at n = {', '.join(map(str, done))})" if done else ""
+        flagged = {x.span for x in out}
+        if d.span not in flagged:
+            out.append(Diagnostic(code="W202", severity=Severity.WARNING, span=d.span,
+                                  path=alg.ir.path, help=W202_HELP,
+                                  message=f"sampling exceeded this loop's bound: {d.message}"
+                                          f"{sizes_txt}"))
+    return out
+
+
+__all__ = ["bound_growth_lints", "efficiency_lints", "expr_str", "sample_loop_iterations",
+           "sampled_bound_lints"]

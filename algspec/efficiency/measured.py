@@ -1,0 +1,354 @@
+"""Measured efficiency: count the active nodes and edges per round while sampling.
+
+The batched interpreter reports activity to an `ActivityRecorder` (it
+implements `algspec.interp.ActivityObserver`); `Activity` turns the reports
+into per-sample rounds T, work, active edges, eta and epsilon with the same
+definitions as the static analysis (docs/efficiency.md):
+
+* A round ends at each recorded frame. Activity reported between two frames of
+  a sample belongs to the round that ends with the later frame; activity before
+  a sample's first frame (initialisation) belongs to its first round, and
+  activity after its last frame (computing the outputs) to its last round, so
+  nothing the algorithm does is dropped and T stays the number of frames.
+* Duplicates are counted once: a node (edge) is active in a round if any
+  statement reported it in that round.
+* Every active node's self-loop is an active edge (CLRS adds self-loops to
+  every graph, and the `adj` masks algspec builds include them), and reported
+  edges that are not edges of the sample's interconnection graph are dropped,
+  so 0 <= epsilon <= 1.
+
+`measure` samples an algorithm at several sizes and fits growth exponents.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from algspec import ir
+from algspec.efficiency.asymptotic import Asymptotic, fit_slope
+from algspec.efficiency.static import StaticEfficiency, analyse, eval_size
+
+
+class ActivityRecorder:
+    """Collects the interpreter's activity reports, keyed by sample and round.
+
+    Implements the `ActivityObserver` protocol (`nodes`, `edges`, `frame`) and
+    the optional `iterations` callback (loop trip counts, used by lint W202).
+    Arrays are buffered as they come and deduplicated once, in `activity`.
+    """
+
+    def __init__(self) -> None:
+        self._frames = np.zeros(0, np.int64)
+        self._nodes: list[np.ndarray] = []   # rows (sample, round, node)
+        self._edges: list[np.ndarray] = []   # rows (sample, round, src, dst)
+        self._stmt_nodes: dict[int, int] = {}
+        self.loop_iterations: dict[int, np.ndarray] = {}  # stmt id -> max trips per sample
+
+    def _grow(self, sample: np.ndarray) -> None:
+        need = int(sample.max()) + 1 if sample.size else 0
+        if need > self._frames.size:
+            self._frames = np.concatenate([self._frames,
+                                           np.zeros(need - self._frames.size, np.int64)])
+
+    def nodes(self, stmt_id: int, sample: np.ndarray, node: np.ndarray) -> None:
+        s = np.asarray(sample, np.int64).ravel()
+        v = np.asarray(node, np.int64).ravel()
+        if not s.size:
+            return
+        self._grow(s)
+        self._nodes.append(np.stack([s, self._frames[s], v], axis=1))
+        self._stmt_nodes[stmt_id] = self._stmt_nodes.get(stmt_id, 0) + int(s.size)
+
+    def edges(self, stmt_id: int, sample: np.ndarray, src: np.ndarray, dst: np.ndarray) -> None:
+        s = np.asarray(sample, np.int64).ravel()
+        if not s.size:
+            return
+        self._grow(s)
+        a = np.asarray(src, np.int64).ravel()
+        b = np.asarray(dst, np.int64).ravel()
+        self._edges.append(np.stack([s, self._frames[s], a, b], axis=1))
+
+    def frame(self, sample: np.ndarray) -> None:
+        s = np.unique(np.asarray(sample, np.int64).ravel())
+        if not s.size:
+            return
+        self._grow(s)
+        self._frames[s] += 1
+
+    def iterations(self, stmt_id: int, sample: np.ndarray, count: np.ndarray) -> None:
+        """Optional: a loop's execution in these samples ended after `count` iterations."""
+        s = np.asarray(sample, np.int64).ravel()
+        c = np.asarray(count, np.int64).ravel()
+        if not s.size:
+            return
+        cur = self.loop_iterations.get(stmt_id)
+        size = max(int(s.max()) + 1, 0 if cur is None else cur.size)
+        out = np.zeros(size, np.int64)
+        if cur is not None:
+            out[: cur.size] = cur
+        np.maximum.at(out, s, c)
+        self.loop_iterations[stmt_id] = out
+
+    @property
+    def frames(self) -> np.ndarray:
+        return self._frames.copy()
+
+    def activity(self, num_nodes: int, edge_counts: np.ndarray | int,
+                 adjacency: np.ndarray | None = None, batch_size: int | None = None) -> Activity:
+        """Per-sample statistics; `adjacency` [B, N, N] restricts edges to the graph."""
+        B = batch_size if batch_size is not None else self._frames.size
+        T = np.zeros(B, np.int64)
+        T[: min(B, self._frames.size)] = self._frames[:B]
+        N = int(num_nodes)
+        E = np.broadcast_to(np.asarray(edge_counts, np.float64), (B,)).copy()
+        Tmax = max(int(T.max()) if B else 0, 1)
+
+        def rows(chunks: list[np.ndarray], width: int) -> np.ndarray:
+            if not chunks:
+                return np.zeros((0, width), np.int64)
+            r = np.concatenate(chunks)
+            r = r[r[:, 0] < B]
+            t = T[r[:, 0]]
+            r = r[t > 0]                                  # samples without frames: no rounds
+            r[:, 1] = np.minimum(r[:, 1], T[r[:, 0]] - 1)  # after the last frame: last round
+            return r
+
+        nodes = _unique_rows(rows(self._nodes, 3), (B, Tmax, N))
+        edges = rows(self._edges, 4)
+        if adjacency is not None and len(edges):
+            adj = np.asarray(adjacency).astype(bool)
+            keep = adj[edges[:, 0], edges[:, 2], edges[:, 3]] | (edges[:, 2] == edges[:, 3])
+            edges = edges[keep]
+        loops = np.stack([nodes[:, 0], nodes[:, 1], nodes[:, 2], nodes[:, 2]], axis=1)
+        edges = _unique_rows(np.concatenate([edges, loops]), (B, Tmax, N, N))
+
+        def per_round(r: np.ndarray) -> list[np.ndarray]:
+            flat = np.bincount(r[:, 0] * Tmax + r[:, 1], minlength=B * Tmax).reshape(B, Tmax)
+            return [flat[b, : T[b]] for b in range(B)]
+
+        return Activity(num_nodes=N, edge_counts=E, rounds=T, nodes_per_round=per_round(nodes),
+                        edges_per_round=per_round(edges))
+
+
+def _unique_rows(r: np.ndarray, dims: tuple[int, ...]) -> np.ndarray:
+    """Distinct rows of a small non-negative integer matrix (mixed-radix key when it fits)."""
+    if not len(r):
+        return r
+    total = 1
+    for d in dims:
+        total *= max(d, 1)
+    if total < 2 ** 62:
+        key = np.zeros(len(r), np.int64)
+        for k, d in enumerate(dims):
+            key = key * max(d, 1) + np.clip(r[:, k], 0, max(d, 1) - 1)
+        _, first = np.unique(key, return_index=True)
+        return r[np.sort(first)]
+    return np.unique(r, axis=0)
+
+
+@dataclass
+class Activity:
+    """Per-sample measured figures of one batch."""
+
+    num_nodes: int                  # N
+    edge_counts: np.ndarray         # |E| per sample (self-loops included)
+    rounds: np.ndarray              # T per sample (hint frames)
+    nodes_per_round: list[np.ndarray]
+    edges_per_round: list[np.ndarray]
+
+    @property
+    def work(self) -> np.ndarray:
+        return np.array([x.sum() for x in self.nodes_per_round], np.float64)
+
+    @property
+    def active_edges(self) -> np.ndarray:
+        return np.array([x.sum() for x in self.edges_per_round], np.float64)
+
+    @property
+    def capacity(self) -> np.ndarray:
+        return self.num_nodes * self.rounds.astype(np.float64)
+
+    @property
+    def eta(self) -> np.ndarray:
+        """work / (N T) per sample (NaN for a sample without frames)."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return self.work / self.capacity
+
+    @property
+    def epsilon(self) -> np.ndarray:
+        """Mean over rounds of active edges / |E|, per sample."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return self.active_edges / (self.rounds * self.edge_counts)
+
+
+# ================================================================ sampling at several sizes
+QUANTITIES = ("T", "work", "active_edges", "c", "eta", "epsilon")
+
+# Direction in which a worst-case static class bounds the measured value: T and c are
+# maxima over inputs (measured grows no faster), eta and epsilon minima (measured decays no
+# faster); work and active edges mix a maximum (T) with a minimum (activity) and have none.
+BOUND_DIRECTION = {"T": "upper", "c": "upper", "eta": "lower", "epsilon": "lower",
+                   "work": None, "active_edges": None}
+
+# Exponent tolerance. Between n = 8 and 64 a lower-order term (1 + a/n) moves a fitted slope
+# by about a/n_min / ln(64/8) (~0.06 per unit of a); the constants in the shipped algorithms
+# are below 2, sampling noise of the means over K >= 8 samples is smaller still, and a wrong
+# class is off by at least a log factor (slope ~0.3-0.5 at these sizes) or a power (1.0).
+# Log factors are handled by comparing with the static class's own local slope.
+TOLERANCE = 0.3
+
+
+@dataclass
+class SizeStats:
+    """Means over the samples of one size."""
+
+    n: int
+    N: int
+    samples: int
+    edges: float            # mean |E|
+    T: float
+    work: float
+    active_edges: float
+    c: float
+    eta: float
+    epsilon: float
+    T_max: int = 0
+
+    def get(self, q: str) -> float:
+        return float(getattr(self, q))
+
+
+@dataclass
+class Fit:
+    quantity: str
+    measured_slope: float
+    static_class: str
+    static_slope: float
+    verdict: str
+
+    @property
+    def delta(self) -> float:
+        return self.measured_slope - self.static_slope
+
+
+@dataclass
+class Measurement:
+    """Measured figures of one algorithm at several sizes, beside its static classes."""
+
+    name: str
+    path: str
+    static: StaticEfficiency
+    sizes: list[SizeStats]
+    fits: dict[str, Fit] = field(default_factory=dict)
+    example: Activity | None = None       # the largest size's batch (for plots)
+    loop_iterations: dict[int, dict[int, int]] = field(default_factory=dict)
+
+    def at(self, n: int) -> SizeStats | None:
+        for s in self.sizes:
+            if s.n == n:
+                return s
+        return None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "path": self.path, "static": self.static.as_dict(),
+            "sizes": [vars(s) for s in self.sizes],
+            "fits": {k: {"measured_slope": _num(f.measured_slope),
+                         "static_class": f.static_class, "static_slope": _num(f.static_slope),
+                         "verdict": f.verdict} for k, f in self.fits.items()},
+            "tolerance": TOLERANCE,
+        }
+
+
+def _num(x: float) -> float | None:
+    return None if x is None or not np.isfinite(x) else round(float(x), 4)
+
+
+def static_class_of(static: StaticEfficiency, q: str) -> Asymptotic:
+    return {"T": static.rounds, "work": static.work, "active_edges": static.active_edges,
+            "c": static.capacity, "eta": static.node_efficiency,
+            "epsilon": static.edge_efficiency}[q]
+
+
+def verdict(q: str, measured: float, static: float, tol: float = TOLERANCE) -> str:
+    """`agrees`, `below worst case` (measured on the bound's safe side) or `EXCEEDS bound`."""
+    if not (np.isfinite(measured) and np.isfinite(static)):
+        return "n/a"
+    d = measured - static
+    if abs(d) <= tol:
+        return "agrees"
+    direction = BOUND_DIRECTION[q]
+    if direction is None:
+        return "differs"
+    safe = d < 0 if direction == "upper" else d > 0
+    return "within worst case" if safe else "EXCEEDS worst case"
+
+
+def graph_edges(program: ir.Program, inputs: dict[str, np.ndarray], N: int,
+                batch: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """(|E| per sample, adjacency [B, N, N] or None for a complete graph)."""
+    g = program.graph
+    if g.kind == "complete" or g.mask_name is None:
+        return np.full(batch, float(N * N)), None
+    mask = inputs.get(g.mask_name)
+    if mask is None:
+        raise ValueError(f"{program.name}: the trajectories lack the graph mask `{g.mask_name}`")
+    adj = np.asarray(mask).astype(bool)
+    return adj.sum(axis=(1, 2)).astype(np.float64), adj
+
+
+def measure_size(alg, n: int, samples: int, seed: int = 0,
+                 **params: Any) -> tuple[SizeStats, Activity, ActivityRecorder]:
+    """Sample `samples` inputs of size n with a recorder attached."""
+    rec = ActivityRecorder()
+    traj = alg.sample(n, samples, seed, observer=rec, **params)
+    prog: ir.Program = alg.ir
+    N = int(eval_size(prog.nodes, n))
+    E, adj = graph_edges(prog, traj.inputs, N, traj.batch_size)
+    act = rec.activity(N, E, adj, batch_size=traj.batch_size)
+    stats = SizeStats(
+        n=n, N=N, samples=traj.batch_size, edges=float(E.mean()), T=float(act.rounds.mean()),
+        work=float(act.work.mean()), active_edges=float(act.active_edges.mean()),
+        c=float(act.capacity.mean()), eta=float(np.nanmean(act.eta)),
+        epsilon=float(np.nanmean(act.epsilon)), T_max=int(act.rounds.max()))
+    return stats, act, rec
+
+
+def measure(alg, sizes: list[int], samples: int = 8, seed: int = 0, tol: float = TOLERANCE,
+            static: StaticEfficiency | None = None, **params: Any) -> Measurement:
+    """Sample at each size, then fit log(value) ~ slope * log(n) beside the static classes.
+
+    The static class's exponent is its least-squares slope between the same
+    sizes (with m set to the mean |E| measured at each size), so a class like
+    n log n is compared at the sizes where it was measured, not with 1.
+    """
+    static = static or analyse(alg.ir)
+    rows: list[SizeStats] = []
+    example = None
+    loops: dict[int, dict[int, int]] = {}
+    for k, n in enumerate(sizes):
+        st, act, rec = measure_size(alg, n, samples, seed + k, **params)
+        rows.append(st)
+        example = act
+        for sid, arr in rec.loop_iterations.items():
+            loops.setdefault(sid, {})[n] = int(arr.max()) if arr.size else 0
+    out = Measurement(name=alg.name, path=str(alg.path), static=static, sizes=rows,
+                      example=example, loop_iterations=loops)
+    ns = [r.n for r in rows]
+    ms = [r.edges for r in rows]
+    for q in QUANTITIES:
+        cls = static_class_of(static, q)
+        meas = fit_slope(ns, [r.get(q) for r in rows])
+        try:
+            st_slope = cls.local_slope(ns, ms) if not cls.is_zero else float("nan")
+        except ValueError:
+            st_slope = float("nan")
+        out.fits[q] = Fit(q, meas, str(cls), st_slope, verdict(q, meas, st_slope, tol))
+    return out
+
+
+__all__ = ["QUANTITIES", "TOLERANCE", "Activity", "ActivityRecorder", "Fit", "Measurement",
+           "SizeStats", "graph_edges", "measure", "measure_size", "verdict"]

@@ -1,0 +1,695 @@
+"""Static efficiency of an algorithm from its IR (paper section 3; DESIGN 2.3).
+
+From the loop bounds and the counting rules below, `analyse(program)` derives,
+as worst-case asymptotic classes in n and m: the number of rounds T (hint
+frames), the processors N, the interconnection graph's edges |E|, the work
+(active nodes summed over rounds), the active edges summed over rounds, the
+capacity c = N T, the node efficiency eta = work / c and the edge efficiency
+epsilon = active edges / (T |E|) (the mean over rounds of active edges / |E|).
+
+The rules are documented in docs/efficiency.md ("Counting rules"); in brief:
+
+* A round is one `record`: T counts `Record` executions. Sequences add, loops
+  multiply by their bound (`ForRange.bound`, `While.bound`, N for
+  `ForNodes`), branches add (sum ~ max), and a record on a path that ends in
+  `break` counts once per execution of its loop, not once per iteration.
+* Activity between two records belongs to the later round; activity before
+  the first record belongs to round 1 and after the last record to round T,
+  so the totals simply sum every statement's activity.
+* Worst case means *fewest* active nodes and edges (eta and epsilon are minima
+  over inputs): a selection that depends on the input data (a forall guard, an
+  `if` inside a forall, an aggregation filter, the predicate of `any`/`all`)
+  keeps O(1) of what it selects; a data-independent one keeps all it can
+  select (N, or O(1) when it pins the index, as in `v == 0`).
+* Active nodes: a forall's processors that pass its guard; one per sequential
+  statement (assignment, let, condition); N per whole-array assignment that
+  reads data (a constant reset costs nothing) or `for .. in nodes by`
+  ordering; the selected elements of a graph-level reduction over `nodes`.
+* Active edges: every active node's self-loop (CLRS adds self-loops to every
+  graph); one per pointer dereference (a read `x[e]` whose index is not a
+  bound index variable) per evaluation; the elements an aggregation selects
+  (except a graph-level reduction over `nodes`, which has no graph edges);
+  one per processor writing to another node's or edge's data; the selected
+  processors of an edge forall, and all |E| for a whole edge-array update
+  that reads data.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from algspec import ir
+from algspec.diagnostics import Span
+from algspec.efficiency.asymptotic import Asymptotic, m, n, one, zero
+
+
+class EfficiencyError(ValueError):
+    """The IR holds something the analysis cannot bound (names the span)."""
+
+    def __init__(self, message: str, span: Span | None = None):
+        self.span = span or Span()
+        super().__init__(message)
+
+
+# ================================================================ results
+@dataclass
+class LoopInfo:
+    """A loop that records frames: what one iteration of its body costs."""
+
+    stmt: ir.Statement
+    kind: str
+    bound: Asymptotic              # iterations per execution
+    iterations: Asymptotic         # total iterations over the run
+    records: Asymptotic            # frames recorded per iteration
+    work: Asymptotic               # active nodes per iteration
+    record_ids: list[int]          # Record statements whose innermost loop this is
+
+
+@dataclass
+class StaticEfficiency:
+    """Worst-case classes of one algorithm; every field prints and `.evaluate(n=, m=)`s."""
+
+    name: str
+    nodes: Asymptotic              # N, processors
+    edges: Asymptotic              # |E|, interconnection edges (with self-loops)
+    rounds: Asymptotic             # T, hint frames
+    work: Asymptotic               # sum over rounds of active nodes
+    active_edges: Asymptotic       # sum over rounds of active edges
+    capacity: Asymptotic           # c = N T
+    node_efficiency: Asymptotic    # eta = work / c
+    edge_efficiency: Asymptotic    # epsilon = active edges / (T |E|)
+    graph: str = "complete"
+    record_counts: dict[int, Asymptotic] = field(default_factory=dict)
+    loops: list[LoopInfo] = field(default_factory=list)
+    records: dict[int, ir.Record] = field(default_factory=dict)
+    innermost_loop: dict[int, int | None] = field(default_factory=dict)
+
+    @property
+    def T(self) -> Asymptotic:
+        return self.rounds
+
+    @property
+    def c(self) -> Asymptotic:
+        return self.capacity
+
+    @property
+    def eta(self) -> Asymptotic:
+        return self.node_efficiency
+
+    @property
+    def epsilon(self) -> Asymptotic:
+        return self.edge_efficiency
+
+    def classes(self) -> dict[str, Asymptotic]:
+        """The printed classes in a fixed order (names as in `algspec efficiency`)."""
+        return {"N": self.nodes, "|E|": self.edges, "T": self.rounds, "work": self.work,
+                "active_edges": self.active_edges, "c": self.capacity,
+                "eta": self.node_efficiency, "epsilon": self.edge_efficiency}
+
+    def as_dict(self) -> dict[str, str]:
+        return {k: str(v) for k, v in self.classes().items()}
+
+    def __str__(self) -> str:
+        return format_static(self)
+
+
+def format_static(s: StaticEfficiency) -> str:
+    """A few lines for `algspec compile` and `algspec efficiency`."""
+    return (f"{s.name}: T = {s.rounds}, N = {s.nodes}, |E| = {s.edges} ({s.graph} graph)\n"
+            f"  capacity c = {s.capacity}   node efficiency eta = {s.node_efficiency}   "
+            f"edge efficiency epsilon = {s.edge_efficiency}\n"
+            f"  work = {s.work}   active edges = {s.active_edges}   (worst case)")
+
+
+# ================================================================ sizes in n and m
+def size_class(e: ir.Expr, nodes: Asymptotic = n) -> Asymptotic:
+    """The asymptotic class of a size expression in n, N and m (an upper bound)."""
+    if isinstance(e, ir.Const):
+        v = e.value
+        if v is True or v is False:
+            return one if v else zero
+        return zero if v <= 0 else one
+    if isinstance(e, ir.Size):
+        return {"n": n, "N": nodes, "m": m}[e.which]
+    if isinstance(e, ir.Unary):
+        if e.op == "-":  # a negative size only lowers a sum: drop it
+            return zero
+        raise EfficiencyError("`not` in a size expression", e.span)
+    if isinstance(e, ir.Binary):
+        a, b = size_class(e.left, nodes), size_class(e.right, nodes)
+        if e.op == "+":
+            return a + b
+        if e.op == "-":
+            return a if not a.is_zero else zero
+        if e.op == "*":
+            return a * b
+        if e.op in ("/", "//"):
+            if b.is_zero:
+                raise EfficiencyError("division by zero in a size expression", e.span)
+            return a / b
+        if e.op == "%":
+            return b
+        raise EfficiencyError(f"operator `{e.op}` in a size expression", e.span)
+    if isinstance(e, ir.Call):
+        args = [size_class(a, nodes) for a in e.args]
+        f = e.func
+        if f == "log2":
+            return args[0].log()
+        if f == "sqrt":
+            return args[0] ** 0.5
+        if f in ("ceil", "floor", "abs", "int", "float"):
+            return args[0]
+        if f == "max":
+            out = zero
+            for a in args:
+                out = out + a
+            return out
+        if f == "min":
+            best = args[0]
+            for a in args[1:]:
+                if a.is_O(best):
+                    best = a
+            return best
+        raise EfficiencyError(f"`{f}` in a size expression", e.span)
+    if isinstance(e, ir.Cond):
+        return size_class(e.then, nodes) + size_class(e.otherwise, nodes)
+    raise EfficiencyError("a loop bound must be an expression in n and m", e.span)
+
+
+def eval_size(e: ir.Expr, n: float, m: float | None = None, N: float | None = None) -> float:
+    """The numeric value of a size expression (node count, loop bound) at n (and m)."""
+    if isinstance(e, ir.Const):
+        return float(e.value)
+    if isinstance(e, ir.Size):
+        if e.which == "m":
+            if m is None:
+                raise ValueError("this size depends on m: pass m")
+            return float(m)
+        return float(n if e.which == "n" or N is None else N)
+    if isinstance(e, ir.Unary):
+        return -eval_size(e.operand, n, m, N)
+    if isinstance(e, ir.Binary):
+        a, b = eval_size(e.left, n, m, N), eval_size(e.right, n, m, N)
+        ops = {"+": a + b, "-": a - b, "*": a * b}
+        if e.op in ops:
+            return ops[e.op]
+        if e.op == "/":
+            return a / b
+        if e.op == "//":
+            return float(math.floor(a / b))
+        if e.op == "%":
+            return float(a % b)
+        raise EfficiencyError(f"operator `{e.op}` in a size expression", e.span)
+    if isinstance(e, ir.Call):
+        args = [eval_size(x, n, m, N) for x in e.args]
+        funcs = {"log2": lambda x: math.log2(max(x, 1.0)), "sqrt": math.sqrt,
+                 "ceil": math.ceil, "floor": math.floor, "abs": abs, "int": math.trunc,
+                 "float": float, "min": min, "max": max}
+        if e.func not in funcs:
+            raise EfficiencyError(f"`{e.func}` in a size expression", e.span)
+        return float(funcs[e.func](*args))
+    if isinstance(e, ir.Cond):
+        raise EfficiencyError("a conditional size expression", e.span)
+    raise EfficiencyError("a size must be an expression in n and m", e.span)
+
+
+def edge_class(graph: ir.Graph, nodes: Asymptotic) -> Asymptotic:
+    """|E| of the interconnection graph: complete N^2, empty/path/star N, input m."""
+    return {"complete": nodes * nodes, "empty": nodes, "path": nodes, "star": nodes,
+            "input": m}[graph.kind]
+
+
+# ================================================================ data dependence
+class Taint:
+    """Which data and locals depend on the input data.
+
+    Primary inputs are data; a datum is tainted when a tainted value is
+    assigned to it, or it is assigned under a tainted `if` condition or forall
+    guard (control dependence), or at a tainted index. Loop continuation is
+    *not* a source: the analysis already assumes every loop runs to its bound,
+    so the values a loop computes at iteration k do not depend on whether it
+    stops early (this keeps a round counter `parity = 1 - parity` inside a
+    `while not sorted` loop data-independent). `pos` and the built-in graphs
+    are not data; an input graph is.
+    """
+
+    def __init__(self, prog: ir.Program):
+        self.prog = prog
+        self.input_graph = prog.graph.kind == "input"
+        self.names: set[str] = set()
+        for d in prog.decls:
+            if d.stage == ir.Stage.INPUT and d.derived is None:
+                self.names.add(d.name)
+        changed = True
+        while changed:
+            before = len(self.names)
+            for d in prog.decls:
+                src = d.derived if d.derived is not None else d.initial
+                if src is not None and self.expr(src):
+                    self.names.add(d.name)
+            self._block(prog.body, False)
+            changed = len(self.names) != before
+
+    def expr(self, e: ir.Expr | None) -> bool:
+        if e is None:
+            return False
+        if isinstance(e, (ir.VarRef, ir.Read)) and e.name in self.names:
+            return True
+        if isinstance(e, ir.Chain) and e.order in self.names:
+            return True
+        if isinstance(e, ir.Aggregate) and e.domain != "nodes" and self.input_graph:
+            return True
+        return any(self.expr(s) for s in _children(e))
+
+    def _block(self, stmts: list[ir.Statement], ctl: bool) -> None:
+        for s in stmts:
+            self._stmt(s, ctl)
+
+    def _stmt(self, s: ir.Statement, ctl: bool) -> None:
+        if isinstance(s, ir.Assign):
+            val = ctl or any(self.expr(v) for v in s.values)
+            for t in s.targets:
+                if val or any(self.expr(i) for i in t.indices):
+                    self.names.add(t.name)
+        elif isinstance(s, ir.Let):
+            if ctl or self.expr(s.value):
+                self.names.add(s.name)
+        elif isinstance(s, ir.If):
+            c = ctl or self.expr(s.cond)
+            self._block(s.then, c)
+            self._block(s.otherwise, c)
+        elif isinstance(s, ir.While):
+            self._block(s.body, ctl)
+        elif isinstance(s, ir.ForRange):
+            if ctl or self.expr(s.start) or self.expr(s.stop):
+                self.names.add(s.var)
+            self._block(s.body, ctl)
+        elif isinstance(s, ir.ForNodes):
+            if ctl or self.expr(s.key):
+                self.names.add(s.var)
+            self._block(s.body, ctl)
+        elif isinstance(s, ir.Forall):
+            self._block(s.body, ctl or self.expr(s.guard))
+        elif isinstance(s, ir.Round):
+            self._block(s.body, ctl)
+
+
+def _children(e: ir.Expr) -> list[ir.Expr]:
+    out: list[ir.Expr] = []
+    for f in ("indices", "args"):
+        out.extend(getattr(e, f, None) or [])
+    for f in ("operand", "left", "right", "cond", "then", "otherwise", "of", "filter", "body",
+              "default"):
+        sub = getattr(e, f, None)
+        if isinstance(sub, ir.IRNode) and not isinstance(sub, ir.Stmt):
+            out.append(sub)
+    return out
+
+
+def free_ivars(e: ir.Expr) -> set[str]:
+    """Index variables an expression mentions that it does not bind itself."""
+    if isinstance(e, ir.IndexVar):
+        return {e.name}
+    out: set[str] = set()
+    for c in _children(e):
+        out |= free_ivars(c)
+    if isinstance(e, ir.Aggregate):
+        out.discard(e.var)
+        if e.of is not None:
+            out |= free_ivars(e.of)
+        if e.default is not None:
+            out |= free_ivars(e.default)
+    return out
+
+
+def pinned(e: ir.Expr | None, vars: set[str], taint: Taint) -> set[str]:
+    """The variables among `vars` a selection fixes to O(1) values in the worst case.
+
+    Data-dependent selections fix them all (they may select a single element);
+    `v == e` with e free of v fixes v; `and` unions, `or` intersects.
+    """
+    if e is None:
+        return set()
+    if taint.expr(e):
+        return set(vars)
+    if isinstance(e, ir.Const):
+        return set() if e.value else set(vars)
+    if isinstance(e, ir.Binary):
+        if e.op == "and":
+            return pinned(e.left, vars, taint) | pinned(e.right, vars, taint)
+        if e.op == "or":
+            return pinned(e.left, vars, taint) & pinned(e.right, vars, taint)
+        if e.op == "==":
+            out = set()
+            for a, b in ((e.left, e.right), (e.right, e.left)):
+                if isinstance(a, ir.IndexVar) and a.name in vars and a.name not in free_ivars(b):
+                    out.add(a.name)
+            return out
+    return set()
+
+
+# ================================================================ costs
+@dataclass
+class Cost:
+    """Totals over a stretch of execution: frames, active nodes, edges besides self-loops."""
+
+    records: dict[int, Asymptotic] = field(default_factory=dict)
+    work: Asymptotic = field(default_factory=lambda: zero)
+    derefs: Asymptotic = field(default_factory=lambda: zero)
+
+    def __add__(self, o: Cost) -> Cost:
+        recs = dict(self.records)
+        for k, v in o.records.items():
+            recs[k] = recs[k] + v if k in recs else v
+        return Cost(recs, self.work + o.work, self.derefs + o.derefs)
+
+    def times(self, k: Asymptotic) -> Cost:
+        return Cost({i: v * k for i, v in self.records.items()}, self.work * k, self.derefs * k)
+
+    @property
+    def frames(self) -> Asymptotic:
+        out = zero
+        for v in self.records.values():
+            out = out + v
+        return out
+
+
+def _nodes_cost(k: Asymptotic) -> Cost:
+    return Cost(work=k)
+
+
+def _edge_cost(k: Asymptotic) -> Cost:
+    return Cost(derefs=k)
+
+
+@dataclass(frozen=True)
+class _Binder:
+    """Index variables bound around an expression and how many evaluations they make.
+
+    `pins` are the variables a guard or enclosing `if` has narrowed to O(1) values.
+    """
+
+    names: frozenset[str]
+    count: Asymptotic
+    kind: str  # "seq", "forall", "whole", "agg"
+    order: tuple[str, ...] = ()
+    pins: frozenset[str] = frozenset()
+
+
+@dataclass
+class _Summary:
+    """Cost of the paths that fall through (`cont`) and that end in `break` (`brk`)."""
+
+    cont: Cost | None
+    brk: Cost | None = None
+
+
+def _plus(a: Cost | None, b: Cost | None) -> Cost | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+class _Analyser:
+    def __init__(self, prog: ir.Program):
+        self.prog = prog
+        self.taint = Taint(prog)
+        self.N = size_class(prog.nodes)
+        self.E = edge_class(prog.graph, self.N)
+        self.loops: list[LoopInfo] = []
+        self.loop_stack: list[int] = []
+        self.innermost: dict[int, int | None] = {}
+        self.records: dict[int, ir.Record] = {}
+        self.mult: list[Asymptotic] = [one]
+
+    # ------------------------------------------------------------ expressions
+    def _deg(self) -> Asymptotic:
+        """Worst-case (fewest) neighbours of one node: N on a complete graph, else O(1)."""
+        return self.N if self.prog.graph.kind == "complete" else one
+
+    def expr(self, e: ir.Expr | None, stack: list[_Binder]) -> Cost:
+        """The activity of evaluating `e` once in the context `stack` (outermost first)."""
+        if e is None:
+            return Cost()
+        if isinstance(e, ir.Aggregate):
+            return self.aggregate(e, stack)
+        out = Cost()
+        if isinstance(e, ir.Read):
+            out = out + self.read(e, stack)
+        for c in _children(e):
+            out = out + self.expr(c, stack)
+        return out
+
+    def _binder_for(self, names: set[str], stack: list[_Binder]) -> _Binder:
+        """The binder whose elements evaluate something mentioning `names`.
+
+        Inside aggregations an expression is hoisted to the innermost binder
+        whose variable it mentions (`scan[cur]` in a filter is read once, not
+        once per candidate); processors (forall, whole-array) and the
+        sequential program evaluate everything in their body themselves.
+        """
+        for b in reversed(stack):
+            if b.names & names or b.kind != "agg":
+                return b
+        return stack[0]
+
+    def _count_for(self, names: set[str], stack: list[_Binder]) -> Asymptotic:
+        return self._binder_for(names, stack).count
+
+    def read(self, e: ir.Read, stack: list[_Binder]) -> Cost:
+        bound = set().union(*(b.names for b in stack))
+        idx_vars = [x.name for x in e.indices if isinstance(x, ir.IndexVar)]
+        if e.loc == ir.Loc.NODE:
+            if idx_vars and idx_vars[0] in bound:
+                return Cost()  # own datum, or the element of an aggregation (its edge)
+        elif any(v in bound for v in idx_vars):
+            return Cost()  # an edge along a processor's or an aggregation's own edge
+        names = set().union(*(free_ivars(x) for x in e.indices))
+        return _edge_cost(self._count_for(names, stack))
+
+    def aggregate(self, e: ir.Aggregate, stack: list[_Binder]) -> Cost:
+        names = free_ivars(e)
+        owner = self._binder_for(names, stack)
+        evals = owner.count
+        # A graph-level reduction over `nodes` is a readout into shared memory: its
+        # elements are active nodes, not graph edges.
+        readout = e.domain == "nodes" and owner.kind == "seq"
+        # The elements that decide the result: the filter's, and for any/all the witnesses.
+        sel_exprs = [x for x in [e.filter] + ([e.body] if e.op in ("any", "all") else [])
+                     if x is not None]
+        pins: set[str] = set()
+        for x in sel_exprs:
+            pins |= pinned(x, {e.var}, self.taint)
+        dependent = any(self.taint.expr(x) for x in sel_exprs)
+        if e.domain == "nodes":
+            domain = evals * self.N
+        else:
+            of_own = isinstance(e.of, ir.IndexVar) and \
+                any(e.of.name in b.names and b.kind in ("forall", "whole") for b in stack)
+            domain = self.E if of_own and evals == self.N else evals * self._deg()
+        if dependent:
+            total = one          # worst case: a single element passes
+        elif e.var in pins:
+            total = evals        # pinned by a data-independent equality
+        else:
+            total = domain
+        out = _nodes_cost(total) if readout else _edge_cost(total)
+        out = out + self.expr(e.of, stack) + self.expr(e.default, stack)
+        # The filter is evaluated over the whole domain, the body over the selection.
+        out = out + self.expr(e.filter, stack + [_Binder(frozenset([e.var]), domain, "agg")])
+        out = out + self.expr(e.body, stack + [_Binder(frozenset([e.var]), total, "agg")])
+        return out
+
+    # ------------------------------------------------------------ statements
+    def block(self, stmts: list[ir.Statement], stack: list[_Binder]) -> _Summary:
+        cont: Cost | None = Cost()
+        brk: Cost | None = None
+        for s in stmts:
+            if cont is None:
+                break  # unreachable after a break
+            sm = self.stmt(s, stack)
+            if sm.brk is not None:
+                brk = _plus(brk, cont + sm.brk)
+            cont = cont + sm.cont if sm.cont is not None else None
+        return _Summary(cont, brk)
+
+    def _seq(self, stack: list[_Binder]) -> bool:
+        return len(stack) == 1 and stack[0].kind == "seq"
+
+    def stmt(self, s: ir.Statement, stack: list[_Binder]) -> _Summary:
+        seq = self._seq(stack)
+        if isinstance(s, ir.Record):
+            self.records[s.id] = s
+            self.innermost[s.id] = self.loop_stack[-1] if self.loop_stack else None
+            return _Summary(Cost(records={s.id: one}))
+        if isinstance(s, ir.Break):
+            return _Summary(None, Cost())
+        if isinstance(s, ir.Assign):
+            return _Summary(self.assign(s, stack))
+        if isinstance(s, ir.Let):
+            c = self.expr(s.value, stack)
+            return _Summary(c + (_nodes_cost(one) if seq else Cost()))
+        if isinstance(s, ir.If):
+            cond = self.expr(s.cond, stack) + (_nodes_cost(one) if seq else Cost())
+            then_stack = else_stack = stack
+            if not seq and stack[-1].kind == "forall":
+                then_stack = self._refine(stack, s.cond)
+                else_stack = self._refine(stack, ir.Unary(op="not", operand=s.cond,
+                                                          dtype=ir.DType.BOOL))
+            a = self.block(s.then, then_stack)
+            b = self.block(s.otherwise, else_stack)
+            cont = None if a.cont is None and b.cont is None else \
+                cond + (_plus(a.cont, b.cont) or Cost())
+            brk = _plus(a.brk, b.brk)
+            return _Summary(cont, None if brk is None else cond + brk)
+        if isinstance(s, (ir.While, ir.ForRange, ir.ForNodes)):
+            return self.loop(s, stack)
+        if isinstance(s, ir.Round):
+            return self.block(s.body, stack)
+        if isinstance(s, ir.Forall):
+            return _Summary(self.forall(s, stack))
+        raise EfficiencyError(f"unknown statement {type(s).__name__}", s.span)
+
+    def assign(self, s: ir.Assign, stack: list[_Binder]) -> Cost:
+        out = Cost()
+        seq = self._seq(stack)
+        counted = False
+        for t, v in zip(s.targets, s.values):
+            if t.whole and t.loc != ir.Loc.GRAPH:
+                out = out + self.whole_assign(t, v)
+                continue
+            out = out + self.expr(v, stack)
+            for i in t.indices:
+                out = out + self.expr(i, stack)
+            if seq:
+                counted = True
+            elif t.loc != ir.Loc.GRAPH and t.indices:
+                bound = set().union(*(b.names for b in stack))
+                own = all(isinstance(x, ir.IndexVar) and x.name in bound for x in t.indices)
+                if not own:  # a processor writing elsewhere: one edge per processor
+                    names = set().union(*(free_ivars(x) for x in t.indices))
+                    out = out + _edge_cost(self._count_for(names, stack))
+        if counted:
+            out = out + _nodes_cost(one)
+        return out
+
+    def whole_assign(self, t: ir.Target, v: ir.Expr) -> Cost:
+        """`x = expr` on a whole node/edge array: a parallel update of every element.
+
+        A value that reads no data (a reset such as `swap = false`, or
+        `s_prev = index`) carries no information and costs nothing; otherwise
+        every node is active, and for edge data every edge (a message between
+        its ends), plus what the value dereferences.
+        """
+        if not any(isinstance(x, (ir.Read, ir.VarRef, ir.Aggregate, ir.Chain))
+                   for x in ir.walk_expr(v)):
+            return Cost()
+        names = frozenset(["@i"] if t.loc == ir.Loc.NODE else ["@i", "@j"])
+        procs = self.N if t.loc == ir.Loc.NODE else self.E
+        out = _nodes_cost(self.N) + self.expr(v, [_Binder(names, procs, "whole")])
+        if t.loc == ir.Loc.EDGE:
+            out = out + _edge_cost(self.E)
+        return out
+
+    def _procs(self, vars: tuple[str, ...], pins: set[str]) -> tuple[Asymptotic, Asymptotic]:
+        """(active nodes, processors) of a forall whose guard pins `pins`.
+
+        A node forall has N processors (O(1) when pinned); an edge forall has
+        |E| (N when one end is pinned, O(1) when both are) on N nodes.
+        """
+        free = [v for v in vars if v not in pins]
+        nodes = self.N if free else one
+        if len(vars) == 1:
+            return nodes, nodes
+        return nodes, (self.E if len(free) == 2 else nodes)
+
+    def _refine(self, stack: list[_Binder], cond: ir.Expr) -> list[_Binder]:
+        """Narrow the processors executing an `if` branch inside a forall."""
+        top = stack[-1]
+        pins = pinned(cond, set(top.order), self.taint) | set(top.pins)
+        _, procs = self._procs(top.order, pins)
+        top = _Binder(top.names, procs, top.kind, top.order, frozenset(pins))
+        return stack[:-1] + [top]
+
+    def forall(self, s: ir.Forall, stack: list[_Binder]) -> Cost:
+        pins = pinned(s.guard, set(s.vars), self.taint)
+        nodes, procs = self._procs(tuple(s.vars), pins)
+        inner = stack + [_Binder(frozenset(s.vars), procs, "forall", tuple(s.vars),
+                                 frozenset(pins))]
+        out = _nodes_cost(nodes)
+        if len(s.vars) == 2:
+            out = out + _edge_cost(procs)  # each selected edge processor is an active edge
+        # The guard is charged to the processors that pass it (the others idle).
+        out = out + self.expr(s.guard, inner)
+        body = self.block(s.body, inner)
+        return out + (_plus(body.cont, body.brk) or Cost())
+
+    def loop(self, s: ir.Statement, stack: list[_Binder]) -> _Summary:
+        if not self._seq(stack):
+            raise EfficiencyError("a loop inside a forall", s.span)
+        seq_cost = _nodes_cost(one)
+        if isinstance(s, ir.While):
+            bound = size_class(s.bound, self.N)
+            header = self.expr(s.cond, stack) + seq_cost
+            entry = Cost()
+            kind = "while"
+        elif isinstance(s, ir.ForRange):
+            bound = size_class(s.bound, self.N)
+            header = Cost()
+            entry = self.expr(s.start, stack) + self.expr(s.stop, stack)
+            kind = "for"
+        else:
+            bound = self.N
+            header = Cost()
+            key = self.expr(s.key, [_Binder(frozenset(["@i"]), self.N, "whole")])
+            entry = key + _nodes_cost(self.N)  # ordering the nodes reads every node once
+            kind = "for nodes"
+        self.loop_stack.append(s.id)
+        self.mult.append(self.mult[-1] * bound)
+        body = self.block(s.body, stack)
+        self.mult.pop()
+        self.loop_stack.pop()
+        per_iter = _plus(body.cont, body.brk) or Cost()
+        if body.cont is None:  # every path breaks: one iteration
+            total = entry + header + (body.brk or Cost())
+            iters = one
+        else:
+            total = entry + header + (header + body.cont).times(bound) + (body.brk or Cost())
+            iters = bound
+        if per_iter.records:
+            self.loops.append(LoopInfo(
+                stmt=s, kind=kind, bound=iters, iterations=self.mult[-1] * iters,
+                records=per_iter.frames, work=(per_iter + header).work,
+                record_ids=[]))
+        return _Summary(total)
+
+
+def analyse(program: ir.Program) -> StaticEfficiency:
+    """Worst-case rounds, work, active edges, capacity and efficiencies of `program`."""
+    a = _Analyser(program)
+    top = a.block(program.body, [_Binder(frozenset(), one, "seq")])
+    cost = _plus(top.cont, top.brk) or Cost()
+    T = cost.frames
+    active = cost.work + cost.derefs
+    cap = a.N * T
+    if T.is_zero:
+        eta = eps = zero
+    else:
+        eta = cost.work / cap
+        eps = active / (T * a.E)
+    loops = {lp.stmt.id: lp for lp in a.loops}
+    for rid, lid in a.innermost.items():
+        if lid is not None and lid in loops:
+            loops[lid].record_ids.append(rid)
+    return StaticEfficiency(
+        name=program.name, nodes=a.N, edges=a.E, rounds=T, work=cost.work,
+        active_edges=active, capacity=cap, node_efficiency=eta, edge_efficiency=eps,
+        graph=program.graph.kind, record_counts=dict(cost.records), loops=a.loops,
+        records=a.records, innermost_loop=a.innermost)
+
+
+__all__ = ["Cost", "EfficiencyError", "LoopInfo", "StaticEfficiency", "Taint", "analyse",
+           "edge_class", "eval_size", "format_static", "free_ivars", "pinned", "size_class"]
