@@ -303,15 +303,18 @@ class Machine:
             b = np.arange(self.B).reshape((self.B,) + (1,) * inner)
             ofc = np.clip(of, 0, self.N - 1)
             dom = self.adj[b, u, ofc] if e.domain == "incoming" else self.adj[b, ofc, u]
-        sel = dom & outer_mask
+        # The lane mask only decides where faults count; leaving it out of the
+        # selection keeps loop-invariant aggregations at their own (small) shape.
+        live = dom & outer_mask
+        sel = dom
         if e.filter is not None:
-            sel = sel & self.eval(e.filter, inner, sel)
-        body = self.eval(e.body, inner, sel)
+            sel = sel & self.eval(e.filter, inner, live)
+        body = self.eval(e.body, inner, live & sel)
         full = np.broadcast_shapes(sel.shape, body.shape, (self.B,) + (1,) * inner)
         sel = np.broadcast_to(sel, full)
         body = np.broadcast_to(body, full)
         if self.obs is not None:
-            self._observe_agg(e, rank, sel, of)
+            self._observe_agg(e, rank, sel & outer_mask, of)
         op = e.op
         if op == "any":
             return (sel & body).any(axis=-1)
@@ -328,8 +331,7 @@ class Machine:
         out = red.min(axis=-1) if op == "min" else red.max(axis=-1)
         if empty.any():
             if e.default is None:
-                live = empty & np.broadcast_to(mask, empty.shape) if mask.ndim == empty.ndim \
-                    else empty
+                live = empty & self._lift(mask, rank)
                 if live.any():
                     self.fault("R103", f"`{op}` over an empty set has no `default`", live, e.span)
             else:
