@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 from typing import Annotated, Any
 
-import numpy as np
 import typer
 
 from algspec.diagnostics import AlgError, RuntimeFault, render
@@ -188,21 +187,22 @@ def sample(
 def _quickstart_summary(paths: list[Path]) -> None:
     """`algspec demo`: lint, compile and sample every shipped algorithm (the quick start)."""
     from algspec.compiled import load
+    from algspec.efficiency.static import analyse
     from algspec.lint import lint_path
-    rows = []
+    print("| algorithm | file | lint findings | inputs / hints / outputs | T at n=16 "
+          "(min / mean / max, 64 samples) | c | eta | epsilon |")
+    print("|---|---|---|---|---|---|---|---|")
     for p in paths:
         findings = lint_path(p)
         alg = load(p)
         traj = alg.sample(16, 64, 0)
-        density = float(np.mean([h[: int(traj.lengths.max())].mean()
-                                 for h in traj.hints.values()])) if traj.hints else 0.0
-        rows.append((alg.name, p.name, len(findings), len(alg.spec), int(traj.lengths.min()),
-                     float(traj.lengths.mean()), int(traj.lengths.max()), density))
-    print("| algorithm | file | lint findings | spec entries | T min | T mean | T max |"
-          " mean hint value |")
-    print("|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        print(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]} | {r[5]:.1f} | {r[6]} | {r[7]:.3f} |")
+        stages = [s for s, _, _ in alg.spec.values()]
+        counts = " / ".join(str(stages.count(s)) for s in ("input", "hint", "output"))
+        st = analyse(alg.ir)
+        lengths = traj.lengths
+        print(f"| {alg.name} | {p.name} | {len(findings)} | {counts} | {int(lengths.min())} / "
+              f"{lengths.mean():.1f} / {int(lengths.max())} | {st.capacity} | "
+              f"{st.node_efficiency} | {st.edge_efficiency} |")
 
 
 @app.command()
