@@ -18,6 +18,7 @@ CODES = {
     "E001": "unexpected character",
     "E002": "syntax error",
     "E003": "empty file",
+    "E004": "expression nested too deeply",
     "E101": "duplicate declaration",
     "E102": "unknown type",
     "E103": "type not allowed for this stage or location",
@@ -107,6 +108,9 @@ class Checker:
     def run(self) -> ir.Program:
         p = self.prog
         nodes = self.static_expr(p.nodes, "node count", allow_m=False)
+        if nodes is not None and nodes.dtype != ir.DType.INT:
+            self.err("E205", f"the node count must be an integer, not {nodes.dtype.value}",
+                     p.nodes.span, help="use `//` for integer division, e.g. `nodes n // 2 + 1`")
         self.declare_all()
         graph = self.lower_graph()
         body = self.lower_block(p.body, _Scope())
@@ -125,13 +129,13 @@ class Checker:
         self.decls["pos"] = pos
         # First pass: names, types, stages (so definitions may refer to later decls).
         for d in self.prog.decls:
-            if d.name in self.decls or d.name in self.decl_ast:
-                self.err("E101", f"`{d.name}` is declared twice", d.name_span)
-                continue
             if d.name in RESERVED:
                 self.err("E109", f"`{d.name}` is a reserved name", d.name_span,
                          help="`pos` is added automatically, as in CLRS; n, N, m and index "
                               "are built in")
+                continue
+            if d.name in self.decls or d.name in self.decl_ast:
+                self.err("E101", f"`{d.name}` is declared twice", d.name_span)
                 continue
             decl = self.declare(d)
             if decl is not None:
@@ -157,6 +161,39 @@ class Checker:
                 self.define(self.decls[name], d)
             except _Abort:
                 pass
+        self.check_view_cycles()
+
+    def check_view_cycles(self) -> None:
+        """Views may read views, but not in a circle."""
+        def deps(d: ir.DataDecl) -> set[str]:
+            out = set()
+            for x in ir.walk_expr(d.derived):
+                nm = x.order if isinstance(x, ir.Chain) else getattr(x, "name", None)
+                if isinstance(x, (ir.Read, ir.VarRef, ir.Chain)) and nm in self.decls and \
+                        self.decls[nm].derived is not None:
+                    out.add(nm)
+            return out
+        views = {k: deps(d) for k, d in self.decls.items() if d.derived is not None}
+        state: dict[str, int] = {}
+
+        def visit(k: str, path: list[str]) -> None:
+            state[k] = 1
+            for j in views.get(k, ()):
+                if state.get(j) == 1:
+                    cycle = path[path.index(j):] + [j] if j in path else [k, j]
+                    self.err("E107", "views defined from each other: " + " -> ".join(cycle),
+                             self.decl_ast[j].span if j in self.decl_ast else Span())
+                    raise _Abort()
+                if state.get(j) is None:
+                    visit(j, path + [j])
+            state[k] = 2
+
+        for k in views:
+            if state.get(k) is None:
+                try:
+                    visit(k, [k])
+                except _Abort:
+                    return
 
     def declare(self, d: ast.Decl) -> ir.DataDecl | None:
         stage = ir.Stage(d.stage)
@@ -205,6 +242,8 @@ class Checker:
             if gen.location != decl.loc.value:
                 self.fail("E104", f"generator `{gen.name}` makes {gen.location} data but "
                           f"`{decl.name}` is {decl.loc.value} data", d.generator.span)
+            for k in d.generator.duplicates:
+                self.fail("E105", f"generator parameter `{k}` is given twice", d.generator.span)
             params = {}
             for k, v in d.generator.params.items():
                 if not isinstance(v, ast.Num) and not (isinstance(v, ast.UnaryExpr) and v.op == "-"
@@ -230,6 +269,15 @@ class Checker:
             decl.derived = self.coerce(e, decl.dtype, d.derived.span)
         if d.initial is not None:
             e = self.lower_whole(d.initial, implicit_scope.child(derived_stage="initial"), decl.loc)
+            order = list(self.decls)
+            for x in ir.walk_expr(e):
+                nm = x.order if isinstance(x, ir.Chain) else getattr(x, "name", None)
+                if isinstance(x, (ir.Read, ir.VarRef, ir.Chain)) and nm in self.decls and \
+                        self.decls[nm].stage != ir.Stage.INPUT and \
+                        order.index(nm) >= order.index(decl.name):
+                    self.fail("E107", f"the initial value of `{decl.name}` reads `{nm}`, which is "
+                              "declared after it", d.initial.span,
+                              help="declare what an initial value reads before it")
             decl.initial = self.coerce(e, decl.dtype, d.initial.span)
         if decl.stage == ir.Stage.INPUT and decl.generator is None and decl.derived is None:
             self.fail("E106", f"input `{decl.name}` needs a generator (`~ uniform()`) or a "
@@ -329,6 +377,9 @@ class Checker:
         sp = e.span
         if isinstance(e, ast.Num):
             v = e.value
+            if isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 2 ** 62:
+                self.fail("E205", f"integer literal {v} is out of range", sp,
+                          help="integers are 64-bit; use a float literal for huge values")
             dt = ir.DType.BOOL if isinstance(v, bool) else (
                 ir.DType.INT if isinstance(v, int) else ir.DType.FLOAT)
             return ir.Const(value=v, dtype=dt, span=sp), frozenset()

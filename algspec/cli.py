@@ -237,6 +237,12 @@ def main() -> None:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         sys.exit(130)
+    except RuntimeFault as f:
+        print(f.diagnostic.concise(), file=sys.stderr)
+        sys.exit(1)
+    except Exception as e:  # noqa: BLE001 - an internal error: one line, exit 2, as ruff does
+        print(f"internal error: {type(e).__name__}: {e}", file=sys.stderr)
+        sys.exit(2)
 
 
 if __name__ == "__main__":

@@ -46,20 +46,25 @@ class CompiledAlgorithm:
 
         An override `param=value` applies to every generator with that
         parameter; `input.param=value` (or `input__param`) to one input only.
-        Unknown names raise `ValueError`.
+        All overrides are applied before validation, so their order does not
+        matter. Unknown names or bad values raise `ValueError`.
         """
-        out = {d.name: dict(d.generator.params) for d in self.generated_inputs}
+        base = {d.name: dict(d.generator.params) for d in self.generated_inputs}
+        pending: dict[str, dict[str, Any]] = {name: {} for name in base}
         for key, value in overrides.items():
             target, _, param = key.replace("__", ".").rpartition(".")
-            hits = [name for name, ps in out.items()
+            hits = [name for name, ps in base.items()
                     if param in ps and (not target or target == name)]
             if not hits:
-                known = sorted({f"{n}.{p}" for n, ps in out.items() for p in ps})
+                known = sorted({f"{n}.{p}" for n, ps in base.items() for p in ps})
                 raise ValueError(f"unknown generator parameter `{key}` for {self.name}; "
                                  f"known: {', '.join(known) or 'none'}")
             for name in hits:
-                gen = GENERATORS[self.ir.decl(name).generator.name]
-                out[name] = gen.resolve({**out[name], param: value})
+                pending[name][param] = value
+        out = {}
+        for name, ps in base.items():
+            gen = GENERATORS[self.ir.decl(name).generator.name]
+            out[name] = gen.resolve({**ps, **pending[name]}) if pending[name] else ps
         return out
 
     # ------------------------------------------------------------ execution
@@ -74,16 +79,21 @@ class CompiledAlgorithm:
         return out
 
     def run(self, inputs: dict[str, np.ndarray], n: int | None = None,
-            observer: ActivityObserver | None = None, dtype=np.float32) -> Trajectories:
-        """Execute on a batch of primary inputs (leading batch axis)."""
+            observer: ActivityObserver | None = None, dtype=np.float32,
+            batch_size: int | None = None) -> Trajectories:
+        """Execute on a batch of primary inputs (leading batch axis).
+
+        `batch_size` is only needed when the algorithm has no generated inputs.
+        """
         if n is None:
             n = self._infer_n(inputs, batched=True)
-        return run_program(self.ir, inputs, n, observer, dtype)
+        return run_program(self.ir, inputs, n, observer, dtype, batch_size)
 
     def sample(self, n: int, batch_size: int, seed: np.random.Generator | int | None = None,
                observer: ActivityObserver | None = None, **params: Any) -> Trajectories:
         """Generate inputs and run them: a batch of trajectories in CLRS encoding."""
-        return self.run(self.generate(n, batch_size, seed, **params), n, observer)
+        return self.run(self.generate(n, batch_size, seed, **params), n, observer,
+                        batch_size=batch_size)
 
     def _infer_n(self, inputs: dict[str, np.ndarray], batched: bool) -> int:
         lead = 1 if batched else 0
@@ -92,16 +102,20 @@ class CompiledAlgorithm:
                 return int(np.asarray(inputs[d.name]).shape[lead])
         raise ValueError(f"{self.name}: cannot infer n from inputs {sorted(inputs)}")
 
-    def trace(self, **inputs: Any) -> tuple[Any, dict]:
-        """Run one sample given its primary inputs; return `(output, probes)` like dm-clrs."""
+    def trace(self, n: int | None = None, **inputs: Any) -> tuple[Any, dict]:
+        """Run one sample given its primary inputs; return `(output, probes)` like dm-clrs.
+
+        `n` is inferred from the inputs; give it for an algorithm without any.
+        """
         missing = set(self.primary_inputs) - set(inputs)
         extra = set(inputs) - set(self.primary_inputs)
         if missing or extra:
             raise TypeError(f"{self.name}.trace takes inputs {self.primary_inputs}; "
                             f"missing {sorted(missing)}, unexpected {sorted(extra)}")
-        n = self._infer_n(inputs, batched=False)
+        if n is None:
+            n = self._infer_n(inputs, batched=False)
         batch = {k: np.asarray(v, dtype=np.float64)[None] for k, v in inputs.items()}
-        traj = self.run(batch, n, dtype=np.float64)
+        traj = self.run(batch, n, dtype=np.float64, batch_size=1)
         return self._output_value(traj), to_probes(traj)
 
     def _output_value(self, traj: Trajectories) -> Any:
@@ -147,8 +161,14 @@ def to_probes(traj: Trajectories) -> dict:
 def load_source(source: str, path: str = "<string>") -> CompiledAlgorithm:
     """Parse, check and compile `.alg` source; raises `AlgError` with diagnostics."""
     from algspec.checks import check
+    from algspec.diagnostics import AlgError, Diagnostic
     from algspec.language.parser import parse
-    return CompiledAlgorithm(check(parse(source, path), path), source)
+    tree = parse(source, path)
+    try:
+        return CompiledAlgorithm(check(tree, path), source)
+    except RecursionError:
+        raise AlgError([Diagnostic(code="E004", message="expression nested too deeply", path=path,
+                                   help="split it with `let`")]) from None
 
 
 def load(path: str | Path) -> CompiledAlgorithm:

@@ -43,7 +43,7 @@ class Diagnostic(BaseModel):
         lines = [f"{self.severity.value}[{self.code}]: {self.message}",
                  f"  --> {self.path}:{self.span.line}:{self.span.column}"]
         if source is not None:
-            src_lines = source.splitlines()
+            src_lines = source.split("\n")
             if 1 <= self.span.line <= len(src_lines):
                 text = src_lines[self.span.line - 1]
                 width = (self.span.end_column - self.span.column

@@ -64,12 +64,16 @@ class Machine:
     """Runs one `ir.Program` on one batch of inputs."""
 
     def __init__(self, prog: ir.Program, inputs: dict[str, np.ndarray], n: int,
-                 observer: ActivityObserver | None = None, dtype=np.float32):
+                 observer: ActivityObserver | None = None, dtype=np.float32,
+                 batch_size: int | None = None):
         self.prog = prog
         self.dtype = dtype
         self.obs = observer
-        first = next(iter(inputs.values()))
-        self.B = int(np.asarray(first).shape[0])
+        if batch_size is None:
+            if not inputs:
+                raise ValueError(f"{prog.name} has no generated inputs: give the batch size")
+            batch_size = int(np.asarray(next(iter(inputs.values()))).shape[0])
+        self.B = batch_size
         self.n = n
         self.state: dict[str, np.ndarray] = {}
         self.locals: dict[str, np.ndarray] = {}
@@ -193,8 +197,12 @@ class Machine:
             shape[e.axis + 1] = self.N
             return np.arange(self.N).reshape(shape)
         if k == "var":
-            src = self.locals if e.local else self.state
-            return self._lift(src[e.name], rank)
+            if e.local:
+                return self._lift(self.locals[e.name], rank)
+            v = self.state.get(e.name)
+            if v is None:  # a graph-level view: evaluate it now
+                v = self.whole(self._decls[e.name].derived, ir.Loc.GRAPH)
+            return self._lift(v, rank)
         if k == "read":
             return self.read(e, rank, mask)
         if k == "unary":
@@ -250,8 +258,8 @@ class Machine:
         if any(i.min() < 0 or i.max() >= self.N for i in idx):
             bad = np.zeros(shape, bool)
             for i in idx:
-                bad |= (i < 0) | (i >= self.N)
-            bad &= np.broadcast_to(mask, shape)
+                bad = bad | (i < 0) | (i >= self.N)
+            bad = bad & mask
             if bad.any():
                 self.fault("R101", f"index out of range reading `{e.name}`", bad, e.span)
             idx = [np.clip(i, 0, self.N - 1) for i in idx]
@@ -540,6 +548,10 @@ class Machine:
             else:
                 vals.append(self.eval(v, rank, mask))
         idxs = [[self.eval(i, rank, mask) for i in t.indices] for t in s.targets]
+        if self.pending is not None or len(s.targets) > 1:
+            # Values that wait for other writes must not alias the state they read.
+            vals = [np.array(v, copy=True) for v in vals]
+            idxs = [[np.array(i, copy=True) for i in ix] for ix in idxs]
         for t, v, idx in zip(s.targets, vals, idxs):
             w = (t, v, idx, mask, rank, s.combiner, s)
             if self.pending is not None and not t.local:
@@ -672,21 +684,35 @@ class Machine:
             if d.derived is None:
                 names = {d.name}
             else:
-                names = set()
-                for e in ir.walk_expr(d.derived):
-                    if isinstance(e, ir.Read) or (isinstance(e, ir.VarRef) and not e.local):
-                        names.add(e.name)
-                    elif isinstance(e, ir.Chain):
-                        names.add(e.order)
+                names, aggregates = self._view_deps(d.derived)
                 if names <= inputs:
                     self._const_hints.add(d.name)
                     continue
-                self._views_aggregate |= any(isinstance(e, ir.Aggregate)
-                                             for e in ir.walk_expr(d.derived))
+                self._views_aggregate |= aggregates
             self._view_reads |= names
             for nm in sorted(names - inputs):
                 if nm not in self._snap:
                     self._snap.append(nm)
+
+    def _view_deps(self, e: ir.Expr, seen: frozenset[str] = frozenset()) -> tuple[set[str], bool]:
+        """The stored data a view reads, through views of views; and whether it aggregates."""
+        names: set[str] = set()
+        aggregates = False
+        for x in ir.walk_expr(e):
+            aggregates |= isinstance(x, ir.Aggregate)
+            nm = x.order if isinstance(x, ir.Chain) else (
+                x.name if isinstance(x, ir.Read) or (isinstance(x, ir.VarRef) and not x.local)
+                else None)
+            if nm is None:
+                continue
+            d = self._decls[nm]
+            if d.derived is not None and d.stage != ir.Stage.INPUT and nm not in seen:
+                sub, agg = self._view_deps(d.derived, seen | {nm})
+                names |= sub
+                aggregates |= agg
+            else:
+                names.add(nm)
+        return names, aggregates
 
     def record(self, mask: np.ndarray) -> None:
         lanes = np.nonzero(mask)[0]
@@ -739,6 +765,9 @@ class Machine:
         hints = {}
         fm = None
         for d in self.prog.decls:
+            if d.stage == ir.Stage.HINT and T == 0:  # no frame was recorded
+                hints[d.name] = np.zeros((0, self.B) + self.probe_shape(d), self.dtype)
+                continue
             if d.stage != ir.Stage.HINT:
                 continue
             if d.name in self._const_hints:
@@ -828,10 +857,11 @@ def _call(func: str, args):
 
 
 def run(prog: ir.Program, inputs: dict[str, np.ndarray], n: int,
-        observer: ActivityObserver | None = None, dtype=np.float32) -> Trajectories:
+        observer: ActivityObserver | None = None, dtype=np.float32,
+        batch_size: int | None = None) -> Trajectories:
     """Execute `prog` on a batch of primary inputs (arrays with a leading batch axis).
 
     Probes are stored as `dtype`: float32 for samplers (as models consume them),
     float64 for `trace`, so values match dm-clrs's own probes exactly.
     """
-    return Machine(prog, inputs, n, observer, dtype).run()
+    return Machine(prog, inputs, n, observer, dtype, batch_size).run()

@@ -152,6 +152,7 @@ Stmt = (AssignStmt | LetStmt | RecordStmt | BreakStmt | IfStmt | WhileStmt | For
 class GeneratorCall(Node):
     name: str
     params: dict[str, Expr] = {}
+    duplicates: list[str] = []
 
 
 class Decl(Node):

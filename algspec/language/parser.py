@@ -19,6 +19,9 @@ _TERMINAL_NAMES = {
     "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "COMMA": "','", "COLON": "':'", "NAME": "a name",
     "NUMBER": "a number", "EQUAL": "'='", "ASSIGN_OP": "'='", "COMP_OP": "a comparison",
     "ADD_OP": "'+' or '-'", "MUL_OP": "'*', '/', '//' or '%'", "$END": "end of file",
+    "AGG_OP": "an aggregation (min/max/sum/any/all/count)", "MINUS": "'-'", "PLUS": "'+'",
+    "DOT": "'.'", "_ELSE": "`else`", "INT": "an integer", "TILDE": "'~'", "MORETHAN": "'>'",
+    "LESSTHAN": "'<'", "STAR": "'*'", "SLASH": "'/'",
 }
 
 
@@ -194,8 +197,12 @@ class _ToAst(Transformer):
         return ("initial", c[0])
 
     def generated(self, meta, c):
-        params = dict(x for x in c[1:] if x is not None)
-        return ("generator", ast.GeneratorCall(name=str(c[0]), params=params, span=_span(meta)))
+        pairs = [x for x in c[1:] if x is not None]
+        params = dict(pairs)
+        seen: list[str] = [k for k, _ in pairs]
+        dups = sorted({k for k in seen if seen.count(k) > 1})
+        return ("generator", ast.GeneratorCall(name=str(c[0]), params=params, duplicates=dups,
+                                               span=_span(meta)))
 
     def pad(self, meta, c):
         return c[0]
@@ -244,7 +251,9 @@ class _ToAst(Transformer):
 
 
 def _describe_expected(expected: set[str]) -> str:
-    names = sorted({_TERMINAL_NAMES.get(t, t.lower() if t.isupper() else t) for t in expected})
+    names = sorted({_TERMINAL_NAMES.get(t, f"`{t.lower()}`" if t.isupper() and
+                                        not t.startswith("__") else t)
+                    for t in expected if not t.startswith("__ANON")})
     if len(names) > 8:
         names = names[:8] + ["..."]
     return ", ".join(names)
@@ -252,12 +261,14 @@ def _describe_expected(expected: set[str]) -> str:
 
 def parse(source: str, path: str = "<string>") -> ast.Program:
     """Parse source text; raise `AlgError` with `E001`/`E002` diagnostics on bad syntax."""
-    if not source.strip():
+    if not "\n".join(line.split("#", 1)[0] for line in source.split("\n")).strip():
         raise AlgError([Diagnostic(code="E003", message="empty file: expected `algorithm NAME`",
                                    path=path, help="start the file with `algorithm NAME`, "
                                    "`nodes n` and `graph complete`")])
     try:
         tree = _parser().parse(source)
+    except RecursionError:
+        raise _too_deep(path) from None
     except lark.exceptions.UnexpectedCharacters as e:
         span = Span(line=e.line, column=e.column, end_line=e.line, end_column=e.column + 1)
         ch = source[e.pos_in_stream] if e.pos_in_stream < len(source) else "end of file"
@@ -267,7 +278,7 @@ def parse(source: str, path: str = "<string>") -> ast.Program:
     except lark.exceptions.UnexpectedToken as e:
         tok = e.token
         if tok.type == "$END":
-            lines = source.splitlines() or [""]
+            lines = source.rstrip("\n").split("\n")
             span = Span(line=len(lines), column=len(lines[-1]) + 1, end_line=len(lines),
                         end_column=len(lines[-1]) + 2)
             what = "unexpected end of file"
@@ -277,10 +288,22 @@ def parse(source: str, path: str = "<string>") -> ast.Program:
         raise AlgError([Diagnostic(code="E002", message=what, span=span, path=path,
                                    help=f"expected {_describe_expected(set(e.expected))}")])
     except lark.exceptions.UnexpectedEOF as e:
-        lines = source.splitlines() or [""]
+        lines = source.rstrip("\n").split("\n")
         span = Span(line=len(lines), column=len(lines[-1]) + 1, end_line=len(lines),
                     end_column=len(lines[-1]) + 2)
         raise AlgError([Diagnostic(code="E002", message="unexpected end of file", span=span,
                                    path=path,
                                    help=f"expected {_describe_expected(set(e.expected))}")])
-    return _ToAst().transform(tree)
+    try:
+        return _ToAst().transform(tree)
+    except RecursionError:
+        raise _too_deep(path) from None
+    except lark.exceptions.VisitError as e:
+        if isinstance(e.orig_exc, RecursionError):
+            raise _too_deep(path) from None
+        raise
+
+
+def _too_deep(path: str) -> AlgError:
+    return AlgError([Diagnostic(code="E004", message="expression nested too deeply", path=path,
+                                help="split it with `let`")])
