@@ -549,9 +549,10 @@ class Machine:
                 vals.append(self.eval(v, rank, mask))
         idxs = [[self.eval(i, rank, mask) for i in t.indices] for t in s.targets]
         if self.pending is not None or len(s.targets) > 1:
-            # Values that wait for other writes must not alias the state they read.
-            vals = [np.array(v, copy=True) for v in vals]
-            idxs = [[np.array(i, copy=True) for i in ix] for ix in idxs]
+            # Values that wait for other writes must not alias the state they read
+            # (fancy-indexed reads are fresh arrays already; views and variables are not).
+            vals = [_fresh(v) for v in vals]
+            idxs = [[_fresh(i) for i in ix] for ix in idxs]
         for t, v, idx in zip(s.targets, vals, idxs):
             w = (t, v, idx, mask, rank, s.combiner, s)
             if self.pending is not None and not t.local:
@@ -640,13 +641,32 @@ class Machine:
                 self.fault("R101", f"index out of range writing `{t.name}`", b, t.span)
 
     # ---------------------------------------------------------------- probes
+    def _onehot_of(self, d: ir.DataDecl) -> ir.Expr | None:
+        """`x` when node datum `d` is the view `onehot(x)` of a graph-level value."""
+        e = d.derived
+        if d.loc == ir.Loc.NODE and isinstance(e, ir.Binary) and e.op == "==" and \
+                isinstance(e.left, ir.IndexVar) and not any(
+                    isinstance(x, (ir.IndexVar, ir.Aggregate)) for x in ir.walk_expr(e.right)):
+            return e.right
+        return None
+
     def probe(self, d: ir.DataDecl, lanes: np.ndarray | None = None) -> np.ndarray:
         """The CLRS encoding of datum `d` now, float32; type faults only count in `lanes`."""
+        lanes = np.ones(self.B, bool) if lanes is None else lanes
+        hot = self._onehot_of(d) if d.stage != ir.Stage.INPUT else None
+        if hot is not None:  # build the one-hot directly: no comparison over all nodes
+            x = np.broadcast_to(self.eval(hot, 0, lanes), (self.B,)).astype(np.int64)
+            bad = ((x < 0) | (x >= self.N)) & lanes
+            if bad.any():
+                self.fault("R106", f"mask_one {d.stage.value} `{d.name}` is not one-hot: "
+                           "its node is out of range", bad, d.span)
+            out = np.zeros((self.B, self.N), self.dtype)
+            out[np.arange(self.B), np.clip(x, 0, self.N - 1)] = 1
+            return out
         if d.derived is not None and d.stage != ir.Stage.INPUT:
             v = self.whole(d.derived, d.loc)
         else:
             v = self.state[d.name]
-        lanes = np.ones(self.B, bool) if lanes is None else lanes
         lane = lanes.reshape((self.B,) + (1,) * (v.ndim - 1))
         what = f"{d.stage.value} `{d.name}`"
         t = d.clrs_type
@@ -660,7 +680,7 @@ class Machine:
             bad = (v.sum(axis=tuple(range(1, v.ndim))) != 1) & lanes
             if bad.any():
                 self.fault("R106", f"mask_one {what} is not one-hot", bad, d.span)
-        if t in ("pointer", "should_be_permutation"):
+        if t in ("pointer", "should_be_permutation") and not isinstance(d.derived, ir.Chain):
             bad = ((v < 0) | (v >= self.N)) & lane
             if bad.any():
                 self.fault("R101", f"pointer {what} is out of range", bad, d.span)
@@ -762,6 +782,7 @@ class Machine:
         outputs = {d.name: self.probe(d) for d in self.prog.decls if d.stage == ir.Stage.OUTPUT}
         T = int(self.counts.max()) if self.B else 0
         valid = np.arange(T)[:, None] < self.counts[None, :]  # (T, B)
+        all_valid = bool(valid.all())
         hints = {}
         fm = None
         for d in self.prog.decls:
@@ -790,7 +811,8 @@ class Machine:
                                        sample, path=self.prog.path) from None
             if not v.flags.writeable or v.dtype != self.dtype:
                 v = v.astype(self.dtype)
-            v[~valid] = 0  # frames after a sample's end are zero padding
+            if not all_valid:
+                v[~valid] = 0  # frames after a sample's end are zero padding
             hints[d.name] = v
         return Trajectories(spec=spec, inputs=inputs, outputs=outputs, hints=hints,
                             lengths=self.counts.astype(self.dtype))
@@ -798,6 +820,11 @@ class Machine:
     def probe_shape(self, d: ir.DataDecl) -> tuple[int, ...]:
         shape = {ir.Loc.GRAPH: (), ir.Loc.NODE: (self.N,), ir.Loc.EDGE: (self.N, self.N)}[d.loc]
         return shape + ((d.categories,) if d.clrs_type == "categorical" else ())
+
+
+def _fresh(x: np.ndarray) -> np.ndarray:
+    """A copy of `x`: a value read from the state may be the state's own array."""
+    return np.array(x, copy=True)
 
 
 def _binop(op: str, a, b):
