@@ -13,6 +13,8 @@ from typing import Annotated, Any
 
 import typer
 
+from algspec.cli_args import fail
+from algspec.cli_args import parse_params as _parse_params
 from algspec.diagnostics import AlgError, RuntimeFault, render
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
@@ -20,24 +22,11 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
                        "compile it into a CLRS sampler, measure its efficiency, train on it.")
 
 
-def fail(message: str, code: int = 2) -> typer.Exit:
-    """Print a one-line error and return the Exit to raise."""
-    print(f"error: {message}", file=sys.stderr)
-    return typer.Exit(code)
-
-
 def parse_params(items: list[str] | None) -> dict[str, Any]:
-    """`--param key=value` overrides of generator parameters (values parsed as JSON)."""
-    out: dict[str, Any] = {}
-    for item in items or []:
-        key, eq, value = item.partition("=")
-        if not eq or not key:
-            raise fail(f"--param expects NAME=VALUE, got {item!r}")
-        try:
-            out[key.strip()] = json.loads(value)
-        except json.JSONDecodeError:
-            raise fail(f"--param {key}: value {value!r} is not a number or true/false") from None
-    return out
+    try:
+        return _parse_params(items)
+    except ValueError as e:
+        raise fail(str(e)) from None
 
 
 def load_or_exit(path: Path):

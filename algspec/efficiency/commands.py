@@ -13,11 +13,8 @@ from typing import Annotated, Any
 
 import typer
 
-
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    """Print a one-line error (no traceback) and return the Exit to raise."""
-    print(f"error: {message}", file=sys.stderr)
-    return typer.Exit(code)
+from algspec.cli_args import fail as _fail
+from algspec.cli_args import parse_params as _params
 
 
 def parse_sizes(text: str) -> list[int]:
@@ -32,19 +29,6 @@ def parse_sizes(text: str) -> list[int]:
     if sizes[0] < 2:
         raise ValueError(f"--sizes: sizes must be at least 2, got {sizes[0]}")
     return sizes
-
-
-def _params(items: list[str] | None) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in items or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ValueError(f"--param: expected key=value, got {item!r}")
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
-    return out
 
 
 def print_static(alg_or_program, file=None) -> str:
