@@ -24,7 +24,7 @@ def parse_params(items: list[str] | None) -> dict[str, Any]:
     for item in items or []:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            raise ValueError(f"--param: expected key=value, got {item!r}")
+            raise ValueError(f"--param: expected NAME=VALUE (key=value), got {item!r}")
         try:
             out[key.strip()] = json.loads(value)
         except json.JSONDecodeError:
