@@ -27,6 +27,7 @@ from algspec.diagnostics import RuntimeFault, Span
 
 _NP = {ir.DType.INT: np.int64, ir.DType.FLOAT: np.float64, ir.DType.BOOL: np.bool_}
 _BIG = np.iinfo(np.int64).max // 4
+_RESERVE_BYTES = 1 << 30  # most address space one snapshot buffer reserves up front
 
 
 class ActivityObserver(Protocol):
@@ -745,12 +746,34 @@ class Machine:
             buf = self.buffers.get(name)
             if buf is None or buf.shape[0] < need:
                 cap = max(need, 2 * (0 if buf is None else buf.shape[0]), 8)
+                if buf is None:  # zeroed pages cost nothing until touched: reserve the bound
+                    cap = max(cap, min(self._frame_bound(), _RESERVE_BYTES // max(
+                        1, src.nbytes)))
                 nb = np.zeros((cap,) + src.shape, src.dtype)
                 if buf is not None:
                     nb[: buf.shape[0]] = buf
                 buf = self.buffers[name] = nb
             buf[rows, lanes] = src[lanes]
         self.counts[lanes] += 1
+
+    def _frame_bound(self) -> int:
+        """An upper bound on the frames a sample records, from the loop bounds."""
+        if getattr(self, "_frame_bound_cache", None) is None:
+            def count(stmts: list[ir.Statement]) -> float:
+                total = 0.0
+                for st in stmts:
+                    if isinstance(st, ir.Record):
+                        total += 1
+                    elif isinstance(st, ir.If):
+                        total += count(st.then) + count(st.otherwise)
+                    elif isinstance(st, (ir.While, ir.ForRange)):
+                        trips = float(np.max(self._static(st.bound, self.m))) if self.B else 0.0
+                        total += max(trips, 0.0) * count(st.body)
+                    elif isinstance(st, ir.ForNodes):
+                        total += self.N * count(st.body)
+                return total
+            self._frame_bound_cache = int(min(count(self.prog.body), 2 ** 31))
+        return self._frame_bound_cache
 
     def _frames_view(self, T: int) -> Machine:
         """A machine whose batch is every (frame, sample) pair, over the recorded snapshots."""

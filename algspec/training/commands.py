@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from algspec.training.config import PAPER_TRAIN_SIZES, PROCESSORS, TrainConfig
+from algspec.training.config import PAPER_TRAIN_SIZES, TrainConfig
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
@@ -51,7 +51,9 @@ def train_command(
     algorithm: Annotated[str, typer.Argument(
         help="An .alg file, or a dm-clrs algorithm name such as bubble_sort.")],
     processor: Annotated[str, typer.Option(
-        "--processor", "-p", help=f"CLRS processor: {', '.join(PROCESSORS)}.")] = "mpnn",
+        "--processor", "-p",
+        help="CLRS processor: deepsets, gat, mpnn, pgn, ... (any of clrs.get_processor_factory)."
+    )] = "mpnn",
     hidden: Annotated[int, typer.Option(help="Hidden size.")] = 128,
     steps: Annotated[int, typer.Option(help="Training steps.")] = 2000,
     batch_size: Annotated[int, typer.Option(help="Training batch size.")] = 32,

@@ -15,7 +15,10 @@ as permutation pointer + mask (`clrs.process_permutations`).
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +33,8 @@ PRED_AS_INPUT_ALGOS = frozenset({
     "task_scheduling", "naive_string_matcher", "kmp_matcher", "jarvis_march",
 })
 
+log = logging.getLogger(__name__)
+
 _SPLIT_CODES = {"train": 1, "val": 2, "test": 3, "pos": 4}
 
 
@@ -37,15 +42,68 @@ class SourceError(ValueError):
     """The algorithm source cannot be loaded (shown to the user as one line)."""
 
 
-def import_clrs() -> Any:
-    """Import dm-clrs with tensorflow kept off the GPU (JAX gets all of it)."""
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    try:
-        import tensorflow as tf
+def compile_cache_dir() -> Path | None:
+    """Where compiled XLA programs persist: $ALGSPEC_JAX_CACHE, else ~/.cache/algspec/jax.
 
-        tf.config.set_visible_devices([], "GPU")
-    except Exception:  # noqa: BLE001 - no TF GPU build, or devices already set
-        pass
+    Set ALGSPEC_JAX_CACHE to "off" to disable. Compiling CLRS's model takes
+    10-60 s per program on a CPU, and the runs of a grid or a rerun compile
+    the same programs again (seeds usually share every shape), so caching
+    them on disk saves most of that time; results are unchanged.
+    """
+    value = os.environ.get("ALGSPEC_JAX_CACHE")
+    if value is not None and value.strip().lower() in ("", "0", "off", "no", "false"):
+        return None
+    return Path(value) if value else Path.home() / ".cache" / "algspec" / "jax"
+
+
+_SETUP_DONE = False
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """Silence file descriptor 2 (C++ logging too) inside the block."""
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    sys.stderr.flush()
+    os.dup2(devnull, 2)
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
+def import_clrs() -> Any:
+    """Import dm-clrs, tensorflow kept off the GPU (JAX gets all of it), and set up JAX."""
+    global _SETUP_DONE
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    if not _SETUP_DONE:
+        try:
+            # TF 2.21 logs start-up noise (oneDNN, CUDA probing) through absl,
+            # ignoring TF_CPP_MIN_LOG_LEVEL; dm-clrs only needs it on the CPU.
+            with _quiet_stderr():
+                import tensorflow as tf
+
+                tf.config.set_visible_devices([], "GPU")
+        except Exception as exc:  # noqa: BLE001 - no TF GPU build, or devices already set
+            log.debug("tensorflow GPU devices left as they are: %s", exc)
+        import jax
+
+        cache = compile_cache_dir()
+        if cache is not None and not jax.config.jax_compilation_cache_dir:
+            try:
+                cache.mkdir(parents=True, exist_ok=True)
+                jax.config.update("jax_compilation_cache_dir", str(cache))
+                jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+            except OSError:  # read-only home: run without the cache
+                pass
+        _SETUP_DONE = True
     import clrs
 
     return clrs
@@ -74,6 +132,7 @@ def resolve_source(source: str, generator_params: Mapping[str, Any] | None = Non
     """Turn an `.alg` path or a dm-clrs algorithm name into a `Source`."""
     params = dict(generator_params or {})
     path = Path(source)
+    clrs = import_clrs()  # first, so that our TF/JAX set-up precedes the bridge's import
     if source.endswith(".alg") or path.is_file():
         if not path.is_file():
             raise SourceError(f"{source}: no such file")
@@ -84,15 +143,15 @@ def resolve_source(source: str, generator_params: Mapping[str, Any] | None = Non
             raise SourceError("algspec.load is not available in this build")
         try:
             alg = load(str(path))
-        except Exception as exc:  # noqa: BLE001 - the compiler's diagnostics, one line
-            raise SourceError(f"{source}: {exc}") from exc
+        except Exception as exc:  # the compiler's diagnostics, shown as one line
+            msg = str(exc)
+            raise SourceError(msg if msg.startswith(source) else f"{source}: {msg}") from exc
 
         def make_alg(length: int, num_samples: int, seed: int) -> Any:
             return alg.sampler(length=length, num_samples=num_samples, seed=seed, **params)
 
         return Source(name=alg.name, spec=dict(alg.spec), kind="alg", make=make_alg)
 
-    clrs = import_clrs()
     if source not in clrs.SPECS:
         raise SourceError(
             f"{source!r} is neither an .alg file nor a dm-clrs algorithm "
@@ -136,6 +195,28 @@ def preprocess(
     return spec, next(it)
 
 
+def pad_time(feedback: Any, multiple: int) -> Any:
+    """Zero-pad the hints' time axis up to a multiple of `multiple`.
+
+    The model reads each sample's length and freezes its outputs after it, so
+    padding changes no prediction; it only lets datasets whose longest
+    trajectories differ slightly share one compiled `predict`.
+    """
+    clrs = import_clrs()
+    hints = feedback.features.hints
+    t = int(hints[0].data.shape[0])
+    extra = -t % multiple
+    if extra == 0:
+        return feedback
+    padded = tuple(
+        clrs.DataPoint(name=dp.name, location=dp.location, type_=dp.type_,
+                       data=np.concatenate([dp.data, np.zeros((extra,) + dp.data.shape[1:],
+                                                              dp.data.dtype)]))
+        for dp in hints
+    )
+    return feedback._replace(features=feedback.features._replace(hints=padded))
+
+
 def fixed_set(
     source: Source,
     length: int,
@@ -144,11 +225,14 @@ def fixed_set(
     *,
     random_pos: bool,
     pred_as_input: bool,
+    time_multiple: int = 8,
 ) -> tuple[dict, Any]:
-    """A whole fixed dataset as one preprocessed Feedback."""
+    """A whole fixed dataset as one preprocessed Feedback (hints padded, see `pad_time`)."""
     sampler = source.sampler(length, num_samples, seed)
     pos_rng = np.random.RandomState(derive_seed(seed, "pos", length)) if random_pos else None
-    return preprocess(sampler.next(), source.spec, pos_rng=pos_rng, pred_as_input=pred_as_input)
+    spec, fb = preprocess(sampler.next(), source.spec, pos_rng=pos_rng,
+                          pred_as_input=pred_as_input)
+    return spec, pad_time(fb, time_multiple)
 
 
 def batches(feedback: Any, batch_size: int) -> Iterator[Any]:

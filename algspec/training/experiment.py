@@ -292,6 +292,12 @@ def write_report(grid: Grid, out: Path) -> dict[str, Any]:
     lines.append(f"{n_done} of {n_all} runs finished. Test at n = {first.get('test', {}).get('size', '?')}"
                  f", mean ± sample std over seeds {grid.seeds}; "
                  f"device: {first.get('device', '?')}.")
+    if first:
+        wall = sum(x["result"].get("train_seconds", 0.0) + x["result"].get("test_seconds", 0.0)
+                   for x in rows)
+        lines.append(f"Training: {first.get('steps')} steps of batch {first.get('batch_size')} "
+                     f"on sizes {first.get('train_sizes')}; best-by-validation parameters tested. "
+                     f"Train + test time of the finished runs: {wall / 60:.1f} min.")
     lines.append("")
     figures: dict[str, str] = {}
     time_ratios: dict[int, dict[str, dict[str, float]]] = {}

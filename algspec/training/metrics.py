@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, Self
 
 import numpy as np
 
@@ -66,7 +66,7 @@ class Counts:
     sse: float = 0.0
     n_scalar: int = 0
 
-    def __iadd__(self, other: Counts) -> Counts:
+    def __iadd__(self, other: Counts) -> Self:
         self.tp += other.tp
         self.fp += other.fp
         self.fn += other.fn

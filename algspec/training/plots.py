@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -78,7 +79,7 @@ def plot_time_ratio(
         ys = [ratios[t].get(proc, float("nan")) for t in tasks]
         bars = ax.bar(xs, ys, width=width, label=proc)
         for x, y, _bar in zip(xs, ys, bars, strict=True):
-            if y == y:  # not NaN
+            if not math.isnan(y):
                 ax.text(x, y, f"{y:.1f}", ha="center", va="bottom", fontsize=7)
     ax.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
     ax.set_xticks(range(len(tasks)), tasks)
