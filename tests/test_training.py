@@ -20,23 +20,13 @@ from algspec.training.config import PROCESSORS, TrainConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ["binary_search", "parallel_search", "bubble_sort", "oets", "kosaraju", "dcsc"]
-# Until an .alg file lands, train on its dm-clrs twin (the sequential ones
-# are CLRS's own algorithms); parallel ones without a twin are skipped.
-CLRS_TWIN = {
-    "binary_search": "binary_search",
-    "bubble_sort": "bubble_sort",
-    "kosaraju": "strongly_connected_components",
-}
 PAPER_PROCESSORS = ["deepsets", "gat", "mpnn", "pgn"]
 
 
 def source_for(stem: str) -> str:
     path = ROOT / "algorithms" / f"{stem}.alg"
-    if path.is_file():
-        return str(path)
-    if stem in CLRS_TWIN:
-        return CLRS_TWIN[stem]
-    pytest.skip(f"{path.relative_to(ROOT)} not written yet and no dm-clrs twin")
+    assert path.is_file(), path
+    return str(path)
 
 
 def tiny(algorithm: str, processor: str = "mpnn", **kw) -> TrainConfig:

@@ -152,7 +152,7 @@ class AlgspecSampler(clrs.Sampler):
         if not self._truncate_decimals:
             return self._alg.sample(self._length, size, rng, **self._params)
         if not (hasattr(self._alg, "generate") and hasattr(self._alg, "run")):
-            raise NotImplementedError("truncate_decimals needs alg.generate and alg.run")
+            raise TypeError("truncate_decimals needs alg.generate and alg.run")
         scale = 10.0 ** self._truncate_decimals
         inputs = self._alg.generate(self._length, size, rng, **self._params)
         inputs = {
@@ -178,7 +178,7 @@ class AlgspecSampler(clrs.Sampler):
     def _sample_data(self, length: int, *args: Any, **kwargs: Any) -> list[np.ndarray]:
         """One sample's primary inputs, as dm-clrs samplers return them."""
         if not hasattr(self._alg, "generate"):
-            raise NotImplementedError("the compiled algorithm has no generate()")
+            raise TypeError("the compiled algorithm has no generate()")
         inputs = self._alg.generate(length, 1, self._data_rng, **{**self._params, **kwargs})
         return [np.asarray(v)[0] for v in inputs.values()]
 

@@ -418,8 +418,6 @@ class Machine:
         elif k == "if":
             c = self.eval(s.cond, rank, mask)
             c = np.broadcast_to(c, np.broadcast_shapes(c.shape, mask.shape))
-            if rank == 0 and self.obs is not None:
-                pass
             self.block(s.then, mask & c, rank)
             if s.otherwise:
                 self.stmt = s
