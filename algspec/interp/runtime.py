@@ -211,12 +211,12 @@ class Machine:
             return ~x if e.op == "not" else -x
         if k == "binary":
             left = self.eval(e.left, rank, mask)
-            if e.op == "and":
-                right = self.eval(e.right, rank, mask & left)
-                return left & right
+            if e.op == "and":  # short-circuit, lane by lane; skip the right side if no lane needs it
+                live = mask & left
+                return left & self.eval(e.right, rank, live) if live.any() else left
             if e.op == "or":
-                right = self.eval(e.right, rank, mask & ~left)
-                return left | right
+                live = mask & ~left
+                return left | self.eval(e.right, rank, live) if live.any() else left
             right = self.eval(e.right, rank, mask)
             if e.op in ("//", "%") and e.dtype == ir.DType.INT:
                 zero = (right == 0) & mask
@@ -226,9 +226,12 @@ class Machine:
             return _binop(e.op, left, right)
         if k == "cond":
             c = self.eval(e.cond, rank, mask)
-            t = self.eval(e.then, rank, mask & c)
-            o = self.eval(e.otherwise, rank, mask & ~c)
-            return np.where(c, t, o)
+            yes, no = mask & c, mask & ~c
+            if not no.any():  # every lane that matters takes one branch: evaluate only it
+                return self.eval(e.then, rank, yes)
+            if not yes.any():
+                return self.eval(e.otherwise, rank, no)
+            return np.where(c, self.eval(e.then, rank, yes), self.eval(e.otherwise, rank, no))
         if k == "call":
             args = [self.eval(a, rank, mask) for a in e.args]
             return _call(e.func, args)
@@ -812,10 +815,12 @@ class Machine:
                 continue
             if d.stage != ir.Stage.HINT:
                 continue
-            if d.name in self._const_hints:
+            if d.name in self._const_hints:  # one pass: the value in valid frames, else 0
                 v0 = self.probe(d)
                 v = np.empty((T,) + v0.shape, self.dtype)
-                v[:] = v0[None]
+                np.multiply(valid.reshape(valid.shape + (1,) * (v0.ndim - 1)), v0[None], out=v)
+                hints[d.name] = v
+                continue
             else:
                 if fm is None:
                     fm = self._frames_view(T)
@@ -832,8 +837,8 @@ class Machine:
                                        sample, path=self.prog.path) from None
             if not v.flags.writeable or v.dtype != self.dtype:
                 v = v.astype(self.dtype)
-            if not all_valid:
-                v[~valid] = 0  # frames after a sample's end are zero padding
+            if not all_valid:  # frames after a sample's end are zero padding
+                v *= valid.reshape(valid.shape + (1,) * (v.ndim - 2))
             hints[d.name] = v
         return Trajectories(spec=spec, inputs=inputs, outputs=outputs, hints=hints,
                             lengths=self.counts.astype(self.dtype))
