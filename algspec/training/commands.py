@@ -14,13 +14,9 @@ from typing import Annotated, Any
 
 import typer
 
+from algspec.cli_args import fail as _fail
+from algspec.cli_args import parse_params
 from algspec.training.config import PAPER_TRAIN_SIZES, TrainConfig
-
-
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    """Print a one-line error (no traceback) and return the Exit to raise."""
-    print(f"error: {message}", file=sys.stderr)
-    return typer.Exit(code)
 
 
 def _sizes(text: str) -> tuple[int, ...]:
@@ -34,17 +30,10 @@ def _sizes(text: str) -> tuple[int, ...]:
 
 
 def _params(items: list[str] | None) -> dict[str, Any]:
-    """`key=value` generator parameters; values parsed as JSON when they can be."""
-    out: dict[str, Any] = {}
-    for item in items or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise _fail(f"--param: expected key=value, got {item!r}")
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
-    return out
+    try:
+        return parse_params(items)
+    except ValueError as e:
+        raise _fail(str(e)) from None
 
 
 def train_command(
