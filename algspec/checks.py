@@ -7,6 +7,7 @@ that passes is lowered into `algspec.ir.Program`.
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import dataclass, field
 
 from algspec import ir
@@ -157,10 +158,8 @@ class Checker:
                 self.decls = dict(items)
         # Second pass: definitions, initialisers, generators.
         for name, d in self.decl_ast.items():
-            try:
+            with suppress(_Abort):  # reported already; check the other declarations too
                 self.define(self.decls[name], d)
-            except _Abort:
-                pass
         self.check_view_cycles()
 
     def check_view_cycles(self) -> None:

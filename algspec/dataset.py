@@ -22,6 +22,7 @@ import shutil
 import tempfile
 import zipfile
 from collections.abc import Mapping
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -158,10 +159,8 @@ def _generators(alg: Any, params: Mapping[str, Any]) -> dict[str, Any]:
     out = {}
     for name, resolved in resolve(**params).items():
         entry: dict[str, Any] = {"params": {k: _jsonable(v) for k, v in resolved.items()}}
-        try:
+        with suppress(AttributeError, KeyError):  # duck-typed algorithms may have no IR
             entry["generator"] = alg.ir.decl(name).generator.name
-        except (AttributeError, KeyError):
-            pass
         out[name] = entry
     return out
 
