@@ -267,6 +267,17 @@ class Machine:
             if bad.any():
                 self.fault("R101", f"index out of range reading `{e.name}`", bad, e.span)
             idx = [np.clip(i, 0, self.N - 1) for i in idx]
+        if len(idx) == 2 and self.obs is None:  # a row or column of an edge array
+            for k_var, k_val in ((1, 0), (0, 1)):
+                iv, other = e.indices[k_var], idx[k_val]
+                if iv.kind == "ivar" and other.size in (1, self.B) and \
+                        other.shape[0] in (1, self.B):
+                    g = np.broadcast_to(other.reshape(-1), (self.B,))
+                    rows = np.arange(self.B)
+                    line = arr[rows, g] if k_var == 1 else arr[rows, :, g]
+                    out_shape = [self.B] + [1] * rank
+                    out_shape[iv.axis + 1] = self.N
+                    return line.reshape(out_shape)
         if rank == 0 and self.obs is None:  # one element per sample: plain fancy indexing
             rows = np.arange(self.B)
             return arr[(rows, *(i.reshape(-1) for i in idx))] if all(
