@@ -335,7 +335,7 @@ def test_loop_variable_keeps_its_last_value_like_python() -> None:
             "for b in 0 .. n { if b == 3 { break } }\n"
             "out[0] = i; out[1] = j; out[2] = k; out[3] = b")
     t = run(compile_alg(body, decls), key=np.zeros((1, 6)))
-    py = {}
+    py = {}  # the reference: Python's own loops, with empty bodies
     for py["i"] in range(2, 6):
         pass
     for py["j"] in reversed(range(1, 5)):

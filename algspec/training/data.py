@@ -97,12 +97,10 @@ def import_clrs() -> Any:
 
         cache = compile_cache_dir()
         if cache is not None and not jax.config.jax_compilation_cache_dir:
-            try:
+            with contextlib.suppress(OSError):  # read-only home: run without the cache
                 cache.mkdir(parents=True, exist_ok=True)
                 jax.config.update("jax_compilation_cache_dir", str(cache))
                 jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
-            except OSError:  # read-only home: run without the cache
-                pass
         _SETUP_DONE = True
     import clrs
 
