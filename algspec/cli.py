@@ -110,6 +110,7 @@ def compile(
         print(f.diagnostic.concise(), file=sys.stderr)
         raise typer.Exit(1) from None
     from algspec.efficiency.static import analyse
+    from algspec.generators import jsonable
     static = analyse(alg.ir)
     g = alg.ir.graph
     graph = g.kind if g.kind != "input" else f"input `{g.input}`"
@@ -118,7 +119,8 @@ def compile(
             "name": alg.name, "path": str(file), "spec_hash": alg.spec_hash(),
             "spec": {k: list(v) for k, v in alg.spec.items()},
             "graph": {"kind": g.kind, "input": g.input, "edge_mask_input": g.mask_name},
-            "generators": alg.generator_params(**params),
+            "generators": {k: {a: jsonable(b) for a, b in v.items()}  # `p = 2.0 / n` as text
+                           for k, v in alg.generator_params(**params).items()},
             "lengths": lengths,
             "static": {"rounds": str(static.rounds), "capacity": str(static.capacity),
                        "node_efficiency": str(static.node_efficiency),
@@ -134,7 +136,7 @@ def compile(
     for name, (stage, loc, t) in alg.spec.items():
         print(f"  {name:<{width}}  {stage:<6}  {loc:<5}  {t}")
     print("generators: " + "; ".join(
-        f"{k} ~ {alg.ir.decl(k).generator.name}(" + ", ".join(f"{a}={b}" for a, b in v.items())
+        f"{k} ~ {alg.ir.decl(k).generator.name}(" + ", ".join(f"{a}={jsonable(b)}" for a, b in v.items())
         + ")" for k, v in alg.generator_params(**params).items()))
     for s in lengths:
         print(f"trajectory length at n={s['n']}: min {s['min']}, mean {s['mean']:.1f}, "
@@ -210,6 +212,16 @@ def demo(
     _quickstart_summary(files)
 
 
+@app.command()
+def explain(code: Annotated[str, typer.Argument(help="A diagnostic code, e.g. E401.")]) -> None:
+    """Print what a diagnostic code means (from the registry in algspec/codes.py)."""
+    from algspec import codes
+    try:
+        print(codes.explain(code))
+    except ValueError:
+        raise fail(f"unknown code {code!r}; codes: " + ", ".join(codes.CODES)) from None
+
+
 def _mount_subcommands() -> None:
     from algspec.efficiency.commands import register as register_efficiency
     from algspec.training.commands import register as register_training
@@ -229,8 +241,9 @@ def main() -> None:
     except RuntimeFault as f:
         print(f.diagnostic.concise(), file=sys.stderr)
         sys.exit(1)
-    except Exception as e:  # noqa: BLE001 - an internal error: one line, exit 2, as ruff does
-        print(f"internal error: {type(e).__name__}: {e}", file=sys.stderr)
+    except Exception as e:  # noqa: BLE001 - an internal error: a bug report, exit 2, as ruff does
+        from algspec.internal_error import report
+        report(e)
         sys.exit(2)
 
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from algspec import ir
-from algspec.generators import GENERATORS
+from algspec.generators import GENERATORS, draw_inputs
 from algspec.interp import ActivityObserver, Trajectories
 from algspec.interp import run as run_program
 
@@ -29,8 +28,9 @@ class CompiledAlgorithm:
 
     # ------------------------------------------------------------ identity
     def spec_hash(self) -> str:
-        """sha256 of the IR: changes whenever the algorithm's semantics or spec change."""
-        return hashlib.sha256(self.ir.model_dump_json().encode()).hexdigest()
+        """The one spec hash (`algspec.identity`): changes with the semantics, not the spans."""
+        from algspec.identity import spec_hash
+        return spec_hash(self.spec, self.ir)
 
     @property
     def generated_inputs(self) -> list[ir.DataDecl]:
@@ -72,11 +72,9 @@ class CompiledAlgorithm:
                  **params: Any) -> dict[str, np.ndarray]:
         """Draw the primary inputs of `batch_size` samples of size n."""
         rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
-        out = {}
-        for name, ps in self.generator_params(**params).items():
-            gen = GENERATORS[self.ir.decl(name).generator.name]
-            out[name] = gen.sample(rng, batch_size, n, **ps)
-        return out
+        requests = {name: (self.ir.decl(name).generator.name, ps)
+                    for name, ps in self.generator_params(**params).items()}
+        return draw_inputs(requests, rng, batch_size, n)  # joint generators share a draw
 
     def run(self, inputs: dict[str, np.ndarray], n: int | None = None,
             observer: ActivityObserver | None = None, dtype=np.float32,
@@ -97,7 +95,9 @@ class CompiledAlgorithm:
 
     def _infer_n(self, inputs: dict[str, np.ndarray], batched: bool) -> int:
         lead = 1 if batched else 0
-        for d in self.generated_inputs:
+        given_views = [d for d in self.ir.decls if d.stage == ir.Stage.INPUT and
+                       d.derived is not None]
+        for d in self.generated_inputs + given_views:
             if d.name in inputs and d.loc != ir.Loc.GRAPH:
                 return int(np.asarray(inputs[d.name]).shape[lead])
         raise ValueError(f"{self.name}: cannot infer n from inputs {sorted(inputs)}")
@@ -105,10 +105,14 @@ class CompiledAlgorithm:
     def trace(self, n: int | None = None, **inputs: Any) -> tuple[Any, dict]:
         """Run one sample given its primary inputs; return `(output, probes)` like dm-clrs.
 
-        `n` is inferred from the inputs; give it for an algorithm without any.
+        `n` is inferred from the inputs; give it for an algorithm without any. A derived
+        input may be given too (dm-clrs's `s`, `f` for `min(a, b)`, `max(a, b)` of private
+        draws): its values replace its view, and draws nothing else reads may be left out.
         """
-        missing = set(self.primary_inputs) - set(inputs)
-        extra = set(inputs) - set(self.primary_inputs)
+        views = {d.name for d in self.ir.decls if d.stage == ir.Stage.INPUT and
+                 d.derived is not None and not d.implicit}  # may be given: replace the view
+        missing = set(self.primary_inputs) - set(inputs) - ir.unread_inputs(self.ir, set(inputs))
+        extra = set(inputs) - set(self.primary_inputs) - views
         if missing or extra:
             raise TypeError(f"{self.name}.trace takes inputs {self.primary_inputs}; "
                             f"missing {sorted(missing)}, unexpected {sorted(extra)}")
@@ -153,19 +157,21 @@ def to_probes(traj: Trajectories) -> dict:
             data = traj.hints[name][:length, 0]
         else:
             src = traj.inputs if stage == "input" else traj.outputs
-            data = np.squeeze(src[name][0])
+            # As `clrs.probing.finalize`: an ndarray, 0-d for graph data (never a numpy
+            # scalar: dm-clrs checks `isinstance(data, np.ndarray)`).
+            data = np.squeeze(np.array(src[name][0]))
         probes[stage][loc][name] = {"data": data, "type_": t}
     return probes
 
 
 def load_source(source: str, path: str = "<string>") -> CompiledAlgorithm:
     """Parse, check and compile `.alg` source; raises `AlgError` with diagnostics."""
-    from algspec.checks import check
     from algspec.diagnostics import AlgError, Diagnostic
     from algspec.language.parser import parse
+    from algspec.lowering import lower
     tree = parse(source, path)
     try:
-        return CompiledAlgorithm(check(tree, path), source)
+        return CompiledAlgorithm(lower(tree, path), source)
     except RecursionError:
         raise AlgError([Diagnostic(code="E004", message="expression nested too deeply", path=path,
                                    help="split it with `let`")]) from None

@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from algspec import identity
+
 __all__ = [
     "DEFAULT_CHUNK",
     "FORMAT",
@@ -129,26 +131,10 @@ def sample_dataset(
 
 
 # ------------------------------------------------------------------ hashing
-def _canonical(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-
-
-def _strip_locations(obj: Any) -> Any:
-    """Drop source spans and paths: moving a file or adding a comment keeps the hash."""
-    if isinstance(obj, dict):
-        return {k: _strip_locations(v) for k, v in obj.items() if k not in ("span", "path")}
-    if isinstance(obj, list):
-        return [_strip_locations(v) for v in obj]
-    return obj
-
-
 def spec_hash(alg: Any) -> str:
-    """sha256 of the canonical JSON of the spec plus the IR (if it is pydantic)."""
-    payload: dict[str, Any] = {"spec": {k: list(v) for k, v in alg.spec.items()}}
-    dump = getattr(getattr(alg, "ir", None), "model_dump_json", None)
-    if callable(dump):
-        payload["ir"] = _strip_locations(json.loads(dump()))
-    return hashlib.sha256(_canonical(payload).encode()).hexdigest()
+    """The one spec hash (`algspec.identity`): the spec plus the IR when `alg` has one."""
+    program = getattr(alg, "ir", None)
+    return identity.spec_hash(alg.spec, program if hasattr(program, "model_dump_json") else None)
 
 
 def _generators(alg: Any, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -166,7 +152,8 @@ def _generators(alg: Any, params: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _jsonable(v: Any) -> Any:
-    return v.item() if isinstance(v, np.generic) else v
+    from algspec.generators import jsonable  # a parameter in n (`p = 2.0 / n`) as its text
+    return v.item() if isinstance(v, np.generic) else jsonable(v)
 
 
 # ------------------------------------------------------------------- export

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from enum import Enum
 
-from pydantic import BaseModel
+from pydantic import BaseModel, model_validator
 
 
 class Severity(str, Enum):
@@ -35,6 +35,17 @@ class Diagnostic(BaseModel):
     span: Span = Span()
     help: str | None = None
     path: str = "<string>"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _registered(cls, data):
+        """Only codes of `algspec.codes` exist; the severity defaults to the registered one."""
+        if isinstance(data, dict) and "code" in data:
+            from algspec import codes
+            c = codes.get(data["code"])
+            if data.get("severity") is None:
+                data = {**data, "severity": c.severity}
+        return data
 
     def concise(self) -> str:
         return f"{self.path}:{self.span.line}:{self.span.column}: {self.code} {self.message}"

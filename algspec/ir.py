@@ -1,6 +1,6 @@
 """The one typed IR of an algorithm, consumed by every interpreter.
 
-`algspec.checks` lowers the AST into this IR: names are resolved, every
+`algspec.lowering` lowers the AST into this IR: names are resolved, every
 expression carries its dtype, whole-array expressions (derived data, array
 assignments) are rewritten pointwise over implicit index variables, and
 surface sugar (`+=`, `else if`, a `forall` outside a `round`) is gone. The
@@ -114,7 +114,7 @@ class Read(IRNode):
 
 class Unary(IRNode):
     kind: Literal["unary"] = "unary"
-    op: Literal["-", "not"]
+    op: Literal["-", "not", "~"]
     operand: Expr
     dtype: DType
 
@@ -161,7 +161,7 @@ class Aggregate(IRNode):
     """
 
     kind: Literal["agg"] = "agg"
-    op: Literal["min", "max", "sum", "any", "all", "count"]
+    op: Literal["min", "max", "sum", "any", "all", "count", "argmin", "argmax"]
     var: str
     axis: int
     domain: Literal["nodes", "incoming", "outgoing"]
@@ -172,7 +172,29 @@ class Aggregate(IRNode):
     dtype: DType
 
 
-Expr = (Const | Size | IndexVar | VarRef | Read | Unary | Binary | Cond | Call | Chain | Aggregate)
+class Rand(IRNode):
+    """`rand()`: a uniform float in [0, 1), one draw per processor lane per evaluation.
+
+    The stream is counter-based (`algspec.interp.random`): a hash of the sample's
+    key, `site` (this call's number in the program), how often the site ran for
+    that sample, and the lane's node indices; batching cannot change a value.
+    """
+
+    kind: Literal["rand"] = "rand"
+    site: int
+    dtype: DType = DType.FLOAT
+
+
+class Tuple(IRNode):
+    """A lexicographic key `(a, b, ...)`: only the key of argmin/argmax (aggregation or combiner)."""
+
+    kind: Literal["tuple"] = "tuple"
+    args: list[Expr]
+    dtype: DType = DType.FLOAT
+
+
+Expr = (Const | Size | IndexVar | VarRef | Read | Unary | Binary | Cond | Call | Chain | Aggregate
+        | Rand | Tuple)
 
 
 # ----------------------------------------------------------------- statements
@@ -203,6 +225,7 @@ class Assign(Stmt):
     targets: list[Target]
     values: list[Expr]
     combiner: str | None = None
+    key: list[Expr] = []  # `by argmin KEY`: the lexicographic key that picks the writer
 
 
 class Let(Stmt):
@@ -234,6 +257,7 @@ class While(Stmt):
     kind: Literal["while"] = "while"
     cond: Expr
     bound: Expr
+    whp: bool = False  # `bound EXPR whp`: holds with high probability (R107 if exceeded)
     body: list[Statement]
 
 
@@ -283,13 +307,45 @@ class Round(Stmt):
     body: list[Statement]
 
 
-Statement = (Assign | Let | Record | Break | If | While | ForRange | ForNodes | Forall | Round)
+class Proc(Stmt):
+    """An outside call of a recursive procedure: bind `params` (locals) to `args`, run `body`.
+
+    Non-recursive procedures are inlined by the lowering and never reach the IR.
+    A recursive one is this statement at its outside call site; its recursive
+    calls inside `body` are `Recur` statements naming it. Each invocation is a
+    new frame of the procedure's locals (a per-lane call stack in the
+    interpreter). `depth` caps the stack depth and `calls` the invocations per
+    outside call (both in n and m): the interpreter enforces them (R108) and
+    the efficiency analysis counts `calls` times the body, like a loop bound.
+    """
+
+    kind: Literal["proc"] = "proc"
+    name: str  # unique per outside call site
+    params: list[str]
+    args: list[Expr]
+    depth: Expr
+    calls: Expr
+    locals: list[str] = []  # every local of the body (a frame), parameters first
+    body: list[Statement]
+
+
+class Recur(Stmt):
+    """A recursive call of the enclosing `Proc` named `name`, with new arguments."""
+
+    kind: Literal["recur"] = "recur"
+    name: str
+    args: list[Expr]
+
+
+Statement = (Assign | Let | Record | Break | If | While | ForRange | ForNodes | Forall | Round
+             | Proc | Recur)
 
 
 # --------------------------------------------------------------- declarations
 class GeneratorSpec(BaseModel):
     name: str
-    params: dict[str, float | int | bool] = {}
+    # A parameter is a constant or a size expression in n, evaluated when sampling.
+    params: dict[str, float | int | bool | Expr] = {}
 
 
 class DataDecl(IRNode):
@@ -306,10 +362,18 @@ class DataDecl(IRNode):
     generator: GeneratorSpec | None = None
     pad: Expr | None = None
     implicit: bool = False  # added by the compiler (pos, adj)
+    private: bool = False  # an input (generated or a view) that stays out of the CLRS spec
+    clrs_name: str | None = None  # its name in the CLRS spec when not `name` (`as m`)
 
     @property
     def probed(self) -> bool:
-        return self.stage != Stage.STATE
+        """In the CLRS spec: inputs (except private ones), outputs and hints."""
+        return self.stage != Stage.STATE and not self.private
+
+    @property
+    def spec_name(self) -> str:
+        """The name of its probe in the CLRS spec, trajectories and Feedback."""
+        return self.clrs_name or self.name
 
 
 class Graph(BaseModel):
@@ -335,12 +399,12 @@ class Program(BaseModel):
 
     def spec(self) -> dict[str, tuple[str, str, str]]:
         """The CLRS spec: name -> (stage, location, type), in declaration order."""
-        return {d.name: (d.stage.value, d.loc.value, d.clrs_type)
+        return {d.spec_name: (d.stage.value, d.loc.value, d.clrs_type)
                 for d in self.decls if d.probed}
 
 
-for _m in (Read, Unary, Binary, Cond, Call, Aggregate, Target, Assign, Let, If, While,
-           ForRange, ForNodes, Forall, Round, DataDecl, Program):
+for _m in (Read, Unary, Binary, Cond, Call, Aggregate, Tuple, Target, Assign, Let, If, While,
+           ForRange, ForNodes, Forall, Round, Proc, Recur, DataDecl, Program):
     _m.model_rebuild()
 
 
@@ -354,7 +418,7 @@ def walk_statements(stmts: list[Statement]):
             children = []
             if isinstance(s, If):
                 children = [s.then, s.otherwise]
-            elif isinstance(s, (While, ForRange, ForNodes, Forall, Round)):
+            elif isinstance(s, (While, ForRange, ForNodes, Forall, Round, Proc)):
                 children = [s.body]
             stack.append(s)
             for c in children:
@@ -364,23 +428,104 @@ def walk_statements(stmts: list[Statement]):
     yield from rec(stmts)
 
 
-def walk_expr(e: Expr):
-    """Yield an expression and all its sub-expressions."""
-    yield e
-    for field in ("indices", "args"):
-        for sub in getattr(e, field, None) or []:
-            yield from walk_expr(sub)
-    for field in ("operand", "left", "right", "cond", "then", "otherwise", "of", "filter", "body",
-                  "default"):
-        sub = getattr(e, field, None)
+# ------------------------------------------------------------------ IR queries
+# The one copy of "what is inside this expression" and "which data does it read";
+# checks, the interpreter, lint and the efficiency analysis all use these.
+_LIST_FIELDS = ("indices", "args")
+_EXPR_FIELDS = ("operand", "left", "right", "cond", "then", "otherwise", "of", "filter", "body",
+                "default")
+
+LOC_RANK = {Loc.GRAPH: 0, Loc.NODE: 1, Loc.EDGE: 2}
+
+
+def rank(loc: Loc) -> int:
+    """Number of node indices of data at `loc`: graph 0, node 1, edge 2."""
+    return LOC_RANK[loc]
+
+
+def children(e: Expr) -> list[Expr]:
+    """The direct sub-expressions of `e`, in a fixed order (indices/args first)."""
+    out: list[Expr] = []
+    for f in _LIST_FIELDS:
+        out.extend(getattr(e, f, None) or [])
+    for f in _EXPR_FIELDS:
+        sub = getattr(e, f, None)
         if isinstance(sub, IRNode) and not isinstance(sub, Stmt):
-            yield from walk_expr(sub)
+            out.append(sub)
+    return out
+
+
+def walk_expr(e: Expr):
+    """Yield an expression and all its sub-expressions, depth first."""
+    yield e
+    for c in children(e):
+        yield from walk_expr(c)
+
+
+def read_name(e: Expr) -> str | None:
+    """The declared datum `e` itself reads (a Read, a non-local VarRef, a Chain's order)."""
+    if isinstance(e, Read) or (isinstance(e, VarRef) and not e.local):
+        return e.name
+    if isinstance(e, Chain):
+        return e.order
+    return None
+
+
+def reads(x: Expr | Statement | list[Statement] | None) -> set[str]:
+    """The declared data an expression, a statement (with its body) or a block reads.
+
+    Locals and index variables are not data; target indices of a write are reads.
+    """
+    if x is None:
+        return set()
+    if isinstance(x, list):
+        out: set[str] = set()
+        for s, _ in walk_statements(x):
+            for e in statement_exprs(s):
+                out |= reads(e)
+        return out
+    if isinstance(x, Stmt):
+        return reads([x])
+    return {nm for sub in walk_expr(x) if (nm := read_name(sub)) is not None}
+
+
+def unread_inputs(prog: Program, given: set[str]) -> set[str]:
+    """Generated inputs nothing reads once the views of the inputs in `given` are supplied.
+
+    A caller may give a derived input's values directly (dm-clrs's `s` and `f`
+    in place of `min(a, b)`, `max(a, b)` of private draws); the draws that only
+    fed such views are then not needed.
+    """
+    needed = reads(prog.body)
+    for d in prog.decls:
+        if d.stage == Stage.INPUT and d.name in given:
+            continue
+        for e in (d.derived, d.initial, d.pad):
+            needed |= reads(e)
+    return {d.name for d in prog.decls if d.generator is not None and d.name not in given and
+            d.name not in needed}
+
+
+def free_ivars(e: Expr) -> set[str]:
+    """Index variables an expression mentions that it does not bind itself."""
+    if isinstance(e, IndexVar):
+        return {e.name}
+    out: set[str] = set()
+    for c in children(e):
+        out |= free_ivars(c)
+    if isinstance(e, Aggregate):
+        out.discard(e.var)
+        if e.of is not None:
+            out |= free_ivars(e.of)
+        if e.default is not None:
+            out |= free_ivars(e.default)
+    return out
 
 
 def statement_exprs(s: Statement) -> list[Expr]:
     """The expressions a statement evaluates itself (not those of nested statements)."""
     if isinstance(s, Assign):
-        return [*s.values, *(i for t in s.targets for i in t.indices)]
+        return [*s.values, *(i for t in s.targets for i in t.indices), *s.key]
     if isinstance(s, Let):
         return [s.value]
     if isinstance(s, (If, While)):
@@ -391,4 +536,6 @@ def statement_exprs(s: Statement) -> list[Expr]:
         return [s.key]
     if isinstance(s, Forall):
         return [s.guard] if s.guard is not None else []
+    if isinstance(s, (Proc, Recur)):
+        return list(s.args)
     return []

@@ -11,40 +11,23 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from algspec import ir
+from algspec import codes, ir
 from algspec.diagnostics import AlgError, Diagnostic, RuntimeFault, Severity, Span
 
-RULES = {
-    "L101": "declared but never used",
-    "L102": "hint never changes (CLRS would make it an input)",
-    "L103": "output never written",
-    "L104": "loop only stopped by its bound",
-    "W201": "node efficiency O(1/n) or worse",
-    "W202": "sampling outgrows a declared loop bound",
-}
+RULES = {**codes.titles("L"), **codes.titles("W")}  # the registry is algspec/codes.py
 _ALLOW = re.compile(r"#.*\ballow:\s*([A-Z]\d{3}(?:\s*,\s*[A-Z]\d{3})*)")
 
 
 def _reads_and_writes(prog: ir.Program) -> tuple[set[str], set[str]]:
     reads: set[str] = set()
     writes: set[str] = set()
-
-    def expr_reads(e: ir.Expr) -> None:
-        for x in ir.walk_expr(e):
-            if isinstance(x, ir.Read) or (isinstance(x, ir.VarRef) and not x.local):
-                reads.add(x.name)
-            elif isinstance(x, ir.Chain):
-                reads.add(x.order)
-
     for d in prog.decls:
         for e in (d.derived, d.initial, d.pad):
-            if e is not None:
-                expr_reads(e)
+            reads |= ir.reads(e)
     if prog.graph.mask_name:
         reads.add(prog.graph.mask_name)
+    reads |= ir.reads(prog.body)
     for s, _ in ir.walk_statements(prog.body):
-        for e in ir.statement_exprs(s):
-            expr_reads(e)
         if isinstance(s, ir.Assign):
             writes.update(t.name for t in s.targets if not t.local)
         if isinstance(s, (ir.ForRange, ir.ForNodes)) and not s.var_local:
@@ -64,14 +47,6 @@ def ir_rules(prog: ir.Program) -> list[Diagnostic]:
     """Rules that read the IR alone."""
     out: list[Diagnostic] = []
     reads, writes = _reads_and_writes(prog)
-    hint_reads = set()
-    for d in prog.decls:
-        if d.stage in (ir.Stage.HINT, ir.Stage.OUTPUT) and d.derived is not None:
-            for x in ir.walk_expr(d.derived):
-                if isinstance(x, (ir.Read, ir.VarRef)):
-                    hint_reads.add(x.name)
-                elif isinstance(x, ir.Chain):
-                    hint_reads.add(x.order)
 
     def warn(code: str, msg: str, span: Span, help: str | None = None) -> None:
         out.append(Diagnostic(code=code, severity=Severity.WARNING, message=msg, span=span,
@@ -86,9 +61,7 @@ def ir_rules(prog: ir.Program) -> list[Diagnostic]:
                  help="remove it, or use it")
         if d.stage == ir.Stage.HINT:
             if d.derived is not None:
-                deps = {x.name for x in ir.walk_expr(d.derived)
-                        if isinstance(x, (ir.Read, ir.VarRef)) and not getattr(x, "local", False)}
-                deps |= {x.order for x in ir.walk_expr(d.derived) if isinstance(x, ir.Chain)}
+                deps = ir.reads(d.derived)
                 constant = deps <= inputs or not (deps & writes)
             else:
                 constant = d.name not in writes
@@ -117,6 +90,10 @@ def _allowed(source: str) -> dict[int, set[str]]:
 def lint_source(source: str, path: str = "<string>", sample: bool = True) -> list[Diagnostic]:
     """All findings for one file: check errors, IR rules, efficiency and sampled rules."""
     from algspec.compiled import load_source
+    from algspec.language.parser import is_library
+    if is_library(source):  # procedures to include: checked on their own and where called
+        from algspec.lowering.procedures import check_library
+        return check_library(source, path)
     try:
         alg = load_source(source, path)
     except AlgError as e:
@@ -126,7 +103,7 @@ def lint_source(source: str, path: str = "<string>", sample: bool = True) -> lis
     diags += efficiency_lints(alg.ir)
     if sample:
         try:
-            diags += sampled_bound_lints(alg, sizes=(4, 8, 16), samples=2)
+            diags += sampled_bound_lints(alg)  # sizes 4..32, 8 samples (frame budget)
         except RuntimeFault as f:
             diags.append(f.diagnostic)
     allowed = _allowed(source)

@@ -15,8 +15,13 @@ its own RNG and algspec with its generators: same distributions, different
 streams, so the trajectories (and bubble sort's fixed / SCC's variable lengths)
 are comparable but not identical.
 
+The machine this runs on is usually shared and noisy, so each pair is timed
+`--repeats` times (default 5), dm-clrs and algspec alternating, and the best
+time of each is kept. The speed-up is best dm-clrs time / best algspec time;
+the median of the per-repeat ratios is printed beside it as a check.
+
 Usage: python benchmarks/sampler_throughput.py [--samples 256] [--batch-size 32]
-       [--sizes 16 64] [--algorithms binary_search bubble_sort kosaraju] [--repeats 1]
+       [--sizes 16 64] [--algorithms binary_search bubble_sort kosaraju] [--repeats 5]
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import gc
 import math
 import os
 import platform
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -69,8 +75,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[16, 64])
     parser.add_argument("--algorithms", nargs="+", default=list(PAIRS), choices=list(PAIRS))
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--repeats", type=int, default=1,
-                        help="time each sampler this many times and keep the fastest")
+    parser.add_argument("--repeats", type=int, default=5,
+                        help="time each sampler this many times, interleaved, and keep the "
+                             "fastest (default 5)")
     args = parser.parse_args(argv)
     if args.batch_size > args.samples:
         parser.error("--batch-size must not exceed --samples")
@@ -87,26 +94,35 @@ def main(argv: list[str] | None = None) -> int:
           f"python {platform.python_version()}, numpy {np.__version__}, dm-clrs {clrs.__version__}")
     print("# timed: sampler construction (dataset generation) + "
           f"{math.ceil(args.samples / args.batch_size)} next() calls\n")
-    print("| algorithm | n | max T | dm-clrs samples/s | algspec samples/s | speed-up |")
-    print("|---|---|---|---|---|---|")
+    print("| algorithm | n | max T | dm-clrs samples/s | algspec samples/s | speed-up "
+          "| median ratio |")
+    print("|---|---|---|---|---|---|---|")
+    summary = []
     for fname in args.algorithms:
         start = time.perf_counter()
         alg = algspec.load(ROOT / "algorithms" / f"{fname}.alg")
         compile_ms = (time.perf_counter() - start) * 1e3
         for n in args.sizes:
-            t_clrs = t_ours = math.inf
-            for _ in range(args.repeats):
+            clrs_times, our_times = [], []
+            for _ in range(args.repeats):  # interleaved, so both see the same load
                 gc.collect()
-                t_clrs = min(t_clrs, time_clrs(PAIRS[fname], n, args.samples, args.batch_size,
-                                               args.seed))
+                clrs_times.append(time_clrs(PAIRS[fname], n, args.samples, args.batch_size,
+                                            args.seed))
                 gc.collect()
-                t_ours = min(t_ours, time_algspec(alg, n, args.samples, args.batch_size,
-                                                  args.seed))
+                our_times.append(time_algspec(alg, n, args.samples, args.batch_size,
+                                              args.seed))
+            t_clrs, t_ours = min(clrs_times), min(our_times)
+            median = statistics.median(c / o for c, o in zip(clrs_times, our_times))
             steps = alg.sampler(length=n, num_samples=min(args.samples, 64),
                                 seed=args.seed).max_steps
             print(f"| {fname} (compile {compile_ms:.0f} ms) | {n} | {steps} | "
                   f"{args.samples / t_clrs:,.0f} | {args.samples / t_ours:,.0f} | "
-                  f"{t_clrs / t_ours:.1f}x |", flush=True)
+                  f"{t_clrs / t_ours:.1f}x | {median:.1f}x |", flush=True)
+            summary.append((fname, PAIRS[fname], n, t_clrs / t_ours))
+    print()
+    for fname, clrs_name, n, ratio in summary:
+        print(f"ratio {fname} vs dm-clrs {clrs_name} at n={n}: {ratio:.1f}x "
+              f"(best of {args.repeats})")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""A tour of the Python API on the prefix-sums example (run from the repository root).
+"""A tour of the Python API on prefix sums (algorithms/parallel/prefix_sums.alg).
 
     python examples/api_tour.py
 """
@@ -9,7 +9,7 @@ import numpy as np
 
 import algspec
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).resolve().parents[1] / "algorithms" / "parallel"
 
 alg = algspec.load(HERE / "prefix_sums.alg")
 print("spec:", alg.spec)

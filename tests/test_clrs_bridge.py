@@ -402,3 +402,23 @@ def test_baseline_model_accepts_sampler_feedback() -> None:
         assert names == {"pred", "pred_mask"}
     finally:
         unregister("algspec_model_bubble_sort")
+
+
+@pytest.mark.parametrize("stem", ["parallel_search", "binary_search", "dcsc"])
+def test_split_stages_accepts_trace_probes(stem: str) -> None:
+    """dm-clrs's `split_stages` checks `isinstance(data, np.ndarray)`: graph data is 0-d."""
+    from pathlib import Path
+
+    from clrs._src import probing
+
+    import algspec
+    alg = algspec.load(Path(__file__).resolve().parents[1] / "algorithms" / f"{stem}.alg")
+    inputs = alg.generate(6, 1, 4)
+    _, probes = alg.trace(**{k: v[0] for k, v in inputs.items()})
+    ins, outs, hints = probing.split_stages(probes, alg.spec)
+    assert {d.name for d in ins + outs + hints} == set(alg.spec)
+    for d in ins + outs:
+        assert d.data.shape[0] == 1  # the batch axis split_stages adds
+    graph = [d for d in ins + outs + hints if d.location == "graph"]
+    for d in graph:
+        assert d.data.ndim == (2 if d.name in {h.name for h in hints} else 1)

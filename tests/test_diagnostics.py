@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 import algspec
@@ -36,6 +37,7 @@ CASES: dict[str, tuple[str, int, int, tuple[str, ...]]] = {
     "E108": (H.replace("complete", "input B") + "input edge A: scalar ~ erdos_renyi()\n", 3, 13,
              ("graph input B", "edge mask")),
     "E109": (H + "state graph n: int = 0\n", 4, 13, ("`n`", "reserved")),
+    "E110": (H + "input node s: mask_one ~ uniform()\n", 4, 24, ("`uniform`", "mask_one")),
     "E201": (H + GX + "state node a: int = 0\nx = a\n", 6, 5, ("`a` is node data", "index it")),
     "E202": (H + GX + "state node a: int = 0\nx = a[0, 1]\n", 6, 5, ("`a`", "1 index, not 2")),
     "E203": (H + GX + "state node a: int = 0\nx = a[0.5]\n", 6, 7, ("integer", "float")),
@@ -60,6 +62,14 @@ CASES: dict[str, tuple[str, int, int, tuple[str, ...]]] = {
     "E602": (H + GX + "state graph y: int = 3\nfor i in 0 .. y { x += 1 }\n", 6, 15,
              ("end of a range", "n and m")),
     "E604": (H + GX + "while x < 3 { x += 1 }\n", 5, 1, ("`while`", "bound")),
+    "E701": (H + GX + "f(1)\n", 5, 1, ("unknown procedure", "`f`")),
+    "E702": (H + GX + "proc f(a) { x = a }\nf(1, 2)\n", 6, 1, ("`f` takes 1 argument", "not 2")),
+    "E703": (H + GX + "proc f(a) { f(a) }\nf(1)\n", 5, 1, ("recursive", "depth")),
+    "E704": (H + GX + 'include "no_such_file.alg"\n', 5, 1, ("cannot include",)),
+    "E705": (H + GX + 'include "bad.alg"\n', 5, 1, ("include cycle",)),
+    "E706": (H + GX + "if x > 0 { proc f() { x = 1 } }\n", 5, 12, ("top level",)),
+    "E707": (H + GX + "proc f() { x = 1 }\nproc f() { x = 2 }\n", 6, 1, ("defined twice",)),
+    "E708": (H + GX + "proc f() { x = 1 }\nround { f() }\n", 6, 9, ("inside a round",)),
 }
 
 
@@ -231,11 +241,11 @@ def test_reserved_names() -> None:
     assert d.code == "E109"
 
 
-def test_declaring_pos_says_it_is_built_in() -> None:
-    """`pos` is added by the compiler; declaring it once is not a duplicate declaration."""
-    d = only(H + "input node pos: scalar ~ uniform()\n")
-    assert (d.code, d.span.line, d.span.column) == ("E109", 4, 12), d.concise()
-    assert "reserved" in d.message and "declared twice" not in d.message
+def test_a_declared_pos_must_be_a_node_scalar_input() -> None:
+    """A file may declare its own `pos` (tests/test_lang_decls.py), but only as CLRS's kind."""
+    d = only(H + "hint node pos: mask\n")
+    assert (d.code, d.span.line, d.span.column) == ("E103", 4, 11), d.concise()
+    assert "declared twice" not in d.message
 
 
 def test_implicit_adj_of_a_builtin_graph_cannot_be_redeclared() -> None:
@@ -250,7 +260,7 @@ def test_generator_errors() -> None:
     assert d.code == "E104" and "node data" in d.message
     d = only(H + "input node k: scalar ~ uniform(low = 2.0, high = 1.0)\n")
     assert d.code == "E105" and "low < high" in d.message
-    d = only(H + "input node k: scalar ~ uniform(low = n)\n")
+    d = only(H + "input node k: scalar ~ uniform(low = m)\n")  # `low = n` is fine
     assert (d.code, d.span.column) == ("E105", 38) and "constant" in d.message
     d = only(H + "hint node k: scalar ~ uniform()\n")
     assert d.code == "E106" and "only inputs" in d.message
@@ -343,11 +353,11 @@ def test_full_rendering_without_the_source() -> None:
 
 
 def test_full_rendering_caret_width_follows_the_span() -> None:
-    d = Diagnostic(code="E999", message="m", span=Span(line=2, column=3, end_line=2,
+    d = Diagnostic(code="E205", message="m", span=Span(line=2, column=3, end_line=2,
                                                          end_column=7), path="p")
     out = d.full("first\nabcdefgh\n").splitlines()
     assert out[2:4] == ["   | abcdefgh", "   |   ^^^^"]
-    multi = Diagnostic(code="E999", message="m", span=Span(line=1, column=2, end_line=2,
+    multi = Diagnostic(code="E205", message="m", span=Span(line=1, column=2, end_line=2,
                                                              end_column=1))
     assert multi.full("abcd\nx").splitlines()[3] == "   |  ^^^"
 
@@ -369,3 +379,95 @@ def test_warnings_render_their_severity() -> None:
                    span=Span(line=1, column=1, end_line=1, end_column=2))
     assert d.full("x").startswith("warning[L101]: unused")
     assert json.loads(render([d], "json"))[0]["severity"] == "warning"
+
+
+# ================================================================ code registry
+def test_every_code_written_in_the_sources_is_registered() -> None:
+    """Codes are strings in the emitters; each one must be in algspec/codes.py, and vice versa."""
+    import re
+    from pathlib import Path
+
+    from algspec import codes
+    root = Path(algspec.__file__).parent
+    used: set[str] = set()
+    for f in root.rglob("*.py"):
+        if f.name != "codes.py":
+            used |= set(re.findall(r"[\"']([ELWR]\d{3})[\"']", f.read_text()))
+    assert used - set(codes.CODES) == set()
+    assert set(codes.CODES) - used == set(), "registered but never emitted"
+    for c in codes.CODES.values():
+        assert c.title and c.doc and c.severity in ("error", "warning")
+        assert (c.severity == "warning") == (c.code[0] in "LW")
+
+
+def test_unregistered_code_is_rejected_and_severity_defaults_from_the_registry() -> None:
+    with pytest.raises(ValueError, match="unregistered diagnostic code"):
+        Diagnostic(code="E999", message="x")
+    assert Diagnostic(code="L101", message="x").severity == Severity.WARNING
+    assert Diagnostic(code="E205", message="x").severity == Severity.ERROR
+
+
+def test_readme_code_table_is_the_registry() -> None:
+    from pathlib import Path
+
+    from algspec import codes
+    readme = (Path(algspec.__file__).parents[1] / "README.md").read_text()
+    start = readme.index("<!-- codes:")
+    table = readme[readme.index("\n", start) + 1: readme.index("<!-- /codes -->")].strip()
+    assert table == codes.markdown_table(), "regenerate it with `python -m algspec.codes`"
+
+
+# ============================================================ issue 7 regressions
+P = "algorithm t\nnodes n\ngraph complete\ninput node key: scalar ~ uniform()\n"
+
+
+@pytest.mark.parametrize("write", [
+    "forall i { msk[i, i] = i >= 1 }",           # one processor, its own diagonal cell
+    "forall v, u { msk[u, v] = v < u }",         # the indices in the other order
+    "forall v { msk[v, 0] = true }",             # a constant second index
+    "forall v { msk[v, p[v]] = true }",          # data in the other index
+    "forall v, u { msk[v + u, u] = true }",      # solved one index at a time: u, then v
+    "forall v { msk[n - 1 - v, v] = true }",     # c - v
+])
+def test_private_writes_need_no_combiner(write: str) -> None:
+    """Issue 7: a write whose index tuple is injective in the processors is conflict-free."""
+    src = P + "hint node p: pointer = index\nhint edge msk: mask\nrecord\n" + write + "\nrecord\n"
+    algspec.load_source(src)
+
+
+@pytest.mark.parametrize("write", [
+    "forall v, u { msk[v, v] = true }",          # u is not determined: n writers per cell
+    "forall v { msk[p[v], 0] = true }",          # data-dependent row
+    "forall v, u { msk[v + u, 0] = true }",      # v + u does not determine both
+    "forall v { msk[0, 0] = true }",
+])
+def test_shared_writes_still_need_a_combiner(write: str) -> None:
+    src = P + "hint node p: pointer = index\nhint edge msk: mask\nrecord\n" + write + "\nrecord\n"
+    assert [d.code for d in diagnostics(src)] == ["E401"]
+
+
+def test_diagonal_write_runs_as_written() -> None:
+    alg = algspec.load_source(P + "hint edge msk: mask\nhint edge w: scalar\nrecord\n"
+                              "forall i { msk[i, i] = i >= 1 }\n"
+                              "forall v, u { w[u, v] = float(v * 10 + u) }\nrecord\n")
+    tr = alg.sample(n=5, batch_size=3, seed=0)
+    want = np.diag(np.arange(5) >= 1).astype(float)
+    assert np.array_equal(tr.hints["msk"][-1], np.broadcast_to(want, (3, 5, 5)))
+    v, u = np.meshgrid(np.arange(5), np.arange(5))  # w[u, v]: row u, column v
+    assert np.array_equal(tr.hints["w"][-1][0], v * 10 + u)
+
+
+@pytest.mark.parametrize("decl", ["hint node p: pointer", "hint graph p: pointer",
+                                  "hint node p: categorical(3)"])
+def test_pointer_written_by_sum_is_e204(decl: str) -> None:
+    """Issue 7: `by sum` adds node indices as numbers (it used to fail only at run time, R101)."""
+    target = "p[0]" if "node" in decl else "p"
+    src = P + decl + "\nrecord\nforall v { " + target + " = v by sum }\nrecord\n"
+    d = only(src)
+    assert d.code == "E204" and "`by sum`" in d.message and "priority" in d.help
+    algspec.load_source(src.replace("by sum", "by min"))
+
+
+def test_compound_assignment_uses_the_operator_type_rule() -> None:
+    d = only(P + "state graph x: int = 0\nx += true\n")
+    assert d.code == "E205" and "`+` needs numbers" in d.message

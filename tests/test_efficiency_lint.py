@@ -137,3 +137,42 @@ for i in 0 .. n {
     with pytest.raises(RuntimeFault) as e:
         sampled_bound_lints(alg, sizes=(4, 8), samples=2)
     assert e.value.diagnostic.code == "R101"
+
+
+POINTER_JUMPING = """algorithm root_find
+nodes n
+graph complete
+input node parent: pointer ~ random_tree()
+hint node up: pointer := parent
+record
+while any(up[v] != up[up[v]] for v in nodes) bound ceil(log2(n)) {
+    forall v { up[v] = up[up[v]] }
+    record
+}
+"""
+
+
+def test_w202_no_false_positive_on_pointer_jumping() -> None:
+    # Trip counts 1, 2, 3, ... against a bound of 2, 3, 4, 5: an additive offset on a
+    # log-bounded loop, not growth. Many sizes and samples, no finding.
+    alg = algspec.load_source(POINTER_JUMPING)
+    for seed in range(3):
+        assert sampled_bound_lints(alg, sizes=(4, 8, 16, 32, 64), samples=8, seed=seed) == []
+
+
+def test_w202_samples_at_least_four_sizes_by_default() -> None:
+    from algspec.efficiency.lint_rules import sample_loop_iterations
+    alg = algspec.load_source(POINTER_JUMPING)
+    iters, _, fault = sample_loop_iterations(alg, [4, 8, 16, 32], samples=8)
+    assert fault is None
+    (by_n,) = iters.values()
+    assert sorted(by_n) == [4, 8, 16, 32] and all(len(v) == 8 for v in by_n.values())
+
+
+def test_w202_additive_offset_below_a_linear_bound_is_not_growth() -> None:
+    # 2n - 5 trips against `bound 2 * n`: log-log slope 1.4 from the offset alone.
+    alg = algspec.load_source(WRONG_BOUND.replace("BOUND", "2 * n"))
+    sid = _loop_id(alg)
+    assert bound_growth_lints(alg.ir, {sid: {4: 3, 8: 11, 16: 27, 32: 59}}) == []
+    # trips growing faster than the bound per unit of it are still flagged
+    assert len(bound_growth_lints(alg.ir, {sid: {4: 2, 8: 6, 16: 20, 32: 60}})) == 1

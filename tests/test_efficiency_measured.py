@@ -197,3 +197,40 @@ def test_dcsc_is_far_better_than_its_worst_case(measured: dict) -> None:
     d = measured["dcsc"]
     assert d.fits["T"].measured_slope < 1.0 < d.fits["T"].static_slope
     assert d.sizes[-1].eta > 0.3
+
+
+def test_worst_case_params_are_read_from_a_comment() -> None:
+    from algspec.efficiency.measured import worst_case_params
+    src = ("# worst case: p = 0.05, directed = true\nalgorithm t\nnodes n\ngraph complete\n"
+           "input node x: scalar ~ uniform(low = 0.0, high = 1.0)\nhint node y: scalar\n"
+           "record\nforall v { y[v] = x[v] }\nrecord\n")
+    alg = algspec.load_source(src)
+    assert worst_case_params(alg) == {"p": 0.05, "directed": True}
+    assert worst_case_params(algspec.load_source(src.split("\n", 1)[1])) == {}
+
+
+def test_ratio_verdict_sees_log_factors() -> None:
+    from algspec.efficiency.measured import log_trend, ratio_verdict
+    sizes = [8, 32, 128, 512]
+    logs = [3.0, 5.0, 7.0, 9.0]
+    assert log_trend(sizes, [2.0] * 4) == pytest.approx(0.0)
+    assert log_trend(sizes, logs) == pytest.approx(1.0)      # a missing log factor
+    assert ratio_verdict("eta", 1.0, worst_case=True, spread=3.0) == "differs"
+    assert ratio_verdict("eta", 1.0, spread=3.0) == "within worst case"
+    assert ratio_verdict("T", 1.0, spread=3.0) == "EXCEEDS worst case"
+    assert ratio_verdict("T", 1.0, spread=1.2) == "agrees"    # lower-order terms only
+    assert ratio_verdict("work", -1.0, spread=3.0) == "differs"
+
+
+def test_views_are_not_measured_activity() -> None:
+    # A hint view with an aggregation over every node costs nothing: measured work and
+    # active edges are the same with and without it.
+    base = ("algorithm t\nnodes n\ngraph complete\n"
+            "input node x: scalar ~ uniform(low = 0.0, high = 1.0)\nhint node y: scalar\n"
+            "VIEW\nrecord\nforall v where v == 0 { y[v] = x[v] }\nrecord\n")
+    plain = algspec.load_source(base.replace("VIEW", ""))
+    viewed = algspec.load_source(base.replace(
+        "VIEW", "hint graph total: scalar = sum(y[u] for u in nodes)"))
+    a = measure_size(plain, 16, 4, seed=0)[0]
+    b = measure_size(viewed, 16, 4, seed=0)[0]
+    assert (a.work, a.active_edges) == (b.work, b.active_edges)

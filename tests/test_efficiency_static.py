@@ -21,7 +21,7 @@ TABLE_1 = {
     "parallel_search": ("n", "1", "1"),
     "bubble_sort": ("n^3", "1/n", "1/n^2"),
     "oets": ("n^2", "1", "1/n"),
-    "kosaraju": ("n(n+m)", "1/n", "1/m"),
+    "kosaraju": ("nm", "1/n", "1/m"),           # the paper's n(n+m): equal as n <= m
     "dcsc": ("n^3", "1/n", "1/m"),
 }
 
@@ -51,11 +51,11 @@ def test_table_1_details() -> None:
 
 def test_printing_and_evaluate_of_result() -> None:
     s = algspec.load(ALGS / "kosaraju.alg").static_efficiency()
-    assert s.capacity.evaluate(n=64, m=500) == 64 * 564
+    assert s.capacity.evaluate(n=64, m=500) == 64 * 500
     assert s.edge_efficiency.evaluate(n=64, m=500) == pytest.approx(1 / 500)
     text = str(s)
-    assert "c = n(n+m)" in text and "eta = 1/n" in text and "epsilon = 1/m" in text
-    assert s.as_dict()["T"] == "n + m"
+    assert "c = nm" in text and "eta = 1/n" in text and "epsilon = 1/m" in text
+    assert s.as_dict()["T"] == "m"
 
 
 # ------------------------------------------------------------ counting rules
@@ -202,11 +202,19 @@ for t in 0 .. n {
     record
 }
 """, head)
-    check(s, T="n", work="n^2", active="n(n+m)", eta="1", eps="(n+m)/m")
-    # A data-dependent filter passes O(1) edges in the worst case.
+    check(s, T="n", work="n^2", active="nm", eta="1", eps="1")
+    # A filter reading the element's data is evaluated on every edge: all active.
     s = static("""record
 for t in 0 .. n {
     round { forall v { y[v] = sum(1.0 for u in incoming(v) if y[u] > 0.5) } }
+    record
+}
+""", head)
+    check(s, T="n", work="n^2", active="nm", eta="1", eps="1")
+    # A data-dependent filter on the processor's own data is a guard: worst case O(1).
+    s = static("""record
+for t in 0 .. n {
+    round { forall v { y[v] = sum(1.0 for u in incoming(v) if y[v] > 0.5) } }
     record
 }
 """, head)
@@ -235,9 +243,10 @@ for t in 0 .. n {
 
 
 def test_whole_array_reset_is_free_but_an_update_is_not() -> None:
-    # `y = 0.0` carries no information; `y = x` updates every node (n per round).
+    # `y = 0.0` carries no information (only the recording node is active per round);
+    # `y = x` updates every node (n per round).
     s = static("record\nfor t in 0 .. n {\n    y = 0.0\n    record\n}\n")
-    check(s, T="n", work="0", active="0", eta="0", eps="0")
+    check(s, T="n", work="n", active="n", eta="1/n", eps="1/n^2")
     s = static("record\nfor t in 0 .. n {\n    y = x\n    record\n}\n")
     check(s, T="n", work="n^2", active="n^2", eta="1", eps="1/n")
 
@@ -273,7 +282,7 @@ input edge A: scalar ~ erdos_renyi(p = 0.5)
 input edge adj: mask = adjacency(A)
 """
     s = static("record\nfor i in 0 .. n { record }\nfor j in 0 .. m { record }\n", head)
-    assert s.rounds == n + m and str(s.capacity) == "n(n+m)"
+    assert s.rounds == n + m and str(s.capacity) == "nm"
 
 
 def test_record_before_break_counts_once_per_loop() -> None:
@@ -347,7 +356,11 @@ def test_hand_built_ir_program() -> None:
                                   ir.Assign(id=3, targets=[ir.Target(
                                       name="y", loc=ir.Loc.NODE, indices=[v],
                                       dtype=ir.DType.FLOAT)],
-                                      values=[ir.Const(value=1.0, dtype=ir.DType.FLOAT)])])]),
+                                      values=[ir.Binary(op="+", left=ir.Read(
+                                          name="y", loc=ir.Loc.NODE, indices=[v],
+                                          dtype=ir.DType.FLOAT), right=ir.Const(
+                                          value=1.0, dtype=ir.DType.FLOAT),
+                                          dtype=ir.DType.FLOAT)])])]),
                               ir.Record(id=4)])])
     s = analyse(prog)
     assert (str(s.rounds), str(s.capacity), str(s.node_efficiency), str(s.edge_efficiency)) \

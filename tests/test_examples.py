@@ -7,12 +7,12 @@ import pytest
 
 import algspec
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+PARALLEL = Path(__file__).resolve().parents[1] / "algorithms" / "parallel"
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 7, 8, 9, 31])
 def test_prefix_sums_equal_cumsum(n: int) -> None:
-    alg = algspec.load(EXAMPLES / "prefix_sums.alg")
+    alg = algspec.load(PARALLEL / "prefix_sums.alg")
     x = np.random.default_rng(n).random(n)
     out, probes = alg.trace(x=x)
     np.testing.assert_allclose(out, np.cumsum(x), rtol=1e-12)
@@ -21,7 +21,7 @@ def test_prefix_sums_equal_cumsum(n: int) -> None:
 
 
 def test_prefix_sums_batched_equals_single() -> None:
-    alg = algspec.load(EXAMPLES / "prefix_sums.alg")
+    alg = algspec.load(PARALLEL / "prefix_sums.alg")
     inputs = alg.generate(12, 5, np.random.default_rng(3))
     traj = alg.run(inputs, 12, dtype=np.float64)
     for b in range(5):
@@ -29,6 +29,6 @@ def test_prefix_sums_batched_equals_single() -> None:
 
 
 def test_prefix_sums_is_node_efficient() -> None:
-    eff = algspec.load(EXAMPLES / "prefix_sums.alg").static_efficiency()
+    eff = algspec.load(PARALLEL / "prefix_sums.alg").static_efficiency()
     assert str(eff.capacity) == "n log n"
     assert str(eff.node_efficiency) == "1"

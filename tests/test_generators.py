@@ -8,7 +8,13 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from algspec.generators import GENERATORS, community_blocks, validate_params
+from algspec.generators import (
+    GENERATORS,
+    check_declared_type,
+    community_blocks,
+    draw_inputs,
+    validate_params,
+)
 
 # Tolerance for an empirical Bernoulli frequency over `count` trials: 6 standard
 # deviations, so a correct generator fails with probability < 1e-8 (and the
@@ -32,6 +38,10 @@ def _rng(seed: int = 0) -> np.random.Generator:
         ("erdos_renyi", (5, 7, 7)),
         ("clrs_erdos_renyi", (5, 7, 7)),
         ("community", (5, 7, 7)),
+        ("source_node", (5, 7)),
+        ("random_index", (5,)),
+        ("bst_q", (5, 8)),
+        ("segments_x", (5, 4)),
     ],
 )
 def test_shapes_and_dtype(name: str, shape: tuple[int, ...]) -> None:
@@ -39,6 +49,29 @@ def test_shapes_and_dtype(name: str, shape: tuple[int, ...]) -> None:
     assert out.shape == shape
     assert out.dtype == np.float64
     assert GENERATORS[name].location == {1: "graph", 2: "node", 3: "edge"}[len(shape)]
+
+
+@pytest.mark.parametrize("name", sorted(GENERATORS))
+def test_every_generator_draws_its_declared_shape_and_domain(name: str) -> None:
+    gen = GENERATORS[name]
+    for n in (4, 9):  # community needs n >= k = 4, string matching n >= 3
+        x = gen.sample(_rng(n), 6, n)
+        assert x.shape == gen.shape(6, n, dict(gen.defaults))
+        dom = gen.domain_of()
+        if dom.kind in ("bool", "one_hot"):
+            assert set(np.unique(x)) <= {0.0, 1.0}
+        if dom.kind == "one_hot":
+            assert (x.sum(axis=1) == 1).all()
+        if dom.kind in ("int", "categorical", "pointer", "bijection", "list"):
+            assert (x == np.round(x)).all()
+        if dom.kind == "int" and dom.high is not None:
+            assert dom.low <= x.min() and x.max() <= dom.high
+        if dom.kind == "categorical":
+            assert 0 <= x.min() and x.max() < dom.k
+        if dom.kind in ("pointer", "bijection", "list"):
+            assert 0 <= x.min() and x.max() < n
+        if dom.kind == "real" and dom.low is not None:
+            assert dom.low <= x.min() and x.max() < dom.high
 
 
 def test_registry_fields() -> None:
@@ -211,13 +244,17 @@ def test_community_undirected_is_symmetric() -> None:
     np.testing.assert_array_equal(a, a.transpose(0, 2, 1))
 
 
+# Generators whose output does not depend on the random stream at their defaults.
+_DETERMINISTIC = {"string_split", "matcher_split"}
+
+
 @pytest.mark.parametrize("name", sorted(GENERATORS))
 def test_determinism_with_seed(name: str) -> None:
     x = GENERATORS[name].sample(_rng(42), 8, 9)
     y = GENERATORS[name].sample(_rng(42), 8, 9)
     z = GENERATORS[name].sample(_rng(43), 8, 9)
     np.testing.assert_array_equal(x, y)
-    assert not np.array_equal(x, z)
+    assert np.array_equal(x, z) == (name in _DETERMINISTIC)
 
 
 def test_batch_samples_differ() -> None:
@@ -250,3 +287,239 @@ def test_sample_rejects_bad_params() -> None:
         GENERATORS["erdos_renyi"].sample(_rng(), 2, 4, q=0.1)
     with pytest.raises(ValueError, match="low < high"):
         GENERATORS["uniform"].sample(_rng(), 2, 4, low=1.0, high=1.0)
+
+
+# ---------------------------------------------------------------- new generators
+
+
+def test_source_node_is_uniform_one_hot() -> None:
+    x = GENERATORS["source_node"].sample(_rng(20), 6000, 6)
+    assert (x.sum(axis=1) == 1).all()
+    freq = x.mean(axis=0)
+    assert np.all(np.abs(freq - 1 / 6) < _tol(1 / 6, 6000))
+    i = GENERATORS["random_index"].sample(_rng(21), 6000, 6)
+    assert set(np.unique(i)) == set(range(6))
+
+
+def _follow(ptr: np.ndarray, start: int, steps: int) -> list[int]:
+    out = [start]
+    for _ in range(steps):
+        out.append(int(ptr[out[-1]]))
+    return out
+
+
+@pytest.mark.parametrize("successor", [False, True])
+def test_random_list_is_one_chain(successor: bool) -> None:
+    n = 9
+    x = GENERATORS["random_list"].sample(_rng(22), 300, n, successor=successor).astype(int)
+    for ptr in x:
+        ends = [i for i in range(n) if ptr[i] == i]
+        assert len(ends) == 1  # head (pred) / tail (succ) points to itself
+        # Exactly one node is pointed to by nobody: the other end.
+        others = set(range(n)) - {int(p) for i, p in enumerate(ptr) if p != i}
+        assert len(others) == 1
+        # Walking from that end reaches every node once.
+        assert sorted(_follow(ptr, others.pop(), n - 1)) == list(range(n))
+    # The order is uniform: the self-pointing end is uniform over the nodes.
+    ends = (x == np.arange(n)).argmax(axis=1)
+    assert np.all(np.abs(np.bincount(ends, minlength=n) / 300 - 1 / n) < _tol(1 / n, 300))
+
+
+def test_random_permutation_is_uniform_bijection() -> None:
+    x = GENERATORS["random_permutation"].sample(_rng(23), 3000, 4).astype(int)
+    assert all(sorted(p) == [0, 1, 2, 3] for p in x)
+    counts = np.unique([tuple(p) for p in x], axis=0, return_counts=True)[1]
+    assert len(counts) == 24
+    assert np.all(np.abs(counts / 3000 - 1 / 24) < _tol(1 / 24, 3000))
+
+
+def test_random_tree_is_a_tree() -> None:
+    n = 10
+    x = GENERATORS["random_tree"].sample(_rng(24), 200, n).astype(int)
+    for parent in x:
+        roots = [i for i in range(n) if parent[i] == i]
+        assert len(roots) == 1
+        g = nx.DiGraph([(i, int(parent[i])) for i in range(n) if parent[i] != i])
+        g.add_nodes_from(range(n))
+        assert nx.is_tree(g.to_undirected())
+
+
+def test_deadlines_and_uniform_int_ranges() -> None:
+    d = GENERATORS["deadlines"].sample(_rng(25), 2000, 7)
+    assert set(np.unique(d)) == set(range(1, 8))
+    assert abs(d.mean() - 4.0) < 6 * math.sqrt(4 / d.size)
+    d3 = GENERATORS["deadlines"].sample(_rng(25), 200, 7, max_deadline=3)
+    assert set(np.unique(d3)) == {1, 2, 3}
+    u = GENERATORS["uniform_int"].sample(_rng(26), 200, 7, low=-2, high=3)
+    assert set(np.unique(u)) == {-2, -1, 0, 1, 2}
+
+
+def test_string_split_and_random_string() -> None:
+    s = GENERATORS["string_split"].sample(_rng(), 2, 7)
+    np.testing.assert_array_equal(s[0], [0, 0, 0, 0, 1, 1, 1])  # 7 // 2 = 3 at the end
+    s = GENERATORS["string_split"].sample(_rng(), 2, 7, length_2=2)
+    np.testing.assert_array_equal(s[1], [0, 0, 0, 0, 0, 1, 1])
+    k = GENERATORS["random_string"].sample(_rng(27), 1000, 8, chars=3)
+    assert set(np.unique(k)) == {0, 1, 2}
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_erdos_renyi_connected(directed: bool) -> None:
+    n = 12
+    a = GENERATORS["erdos_renyi"].sample(_rng(28), 100, n, p=0.05, directed=directed,
+                                         connected=True)
+    for g in a:
+        graph = nx.from_numpy_array(g, create_using=nx.DiGraph if directed else nx.Graph)
+        if directed:  # some root reaches every node
+            assert any(len(nx.descendants(graph, r)) == n - 1 for r in range(n))
+        else:
+            assert nx.is_connected(graph)
+    dag = GENERATORS["erdos_renyi"].sample(_rng(29), 50, n, p=0.05, directed=True,
+                                           acyclic=True, connected=True)
+    for g in dag:
+        graph = nx.from_numpy_array(g, create_using=nx.DiGraph)
+        assert nx.is_directed_acyclic_graph(graph) and nx.is_weakly_connected(graph)
+
+
+def test_erdos_renyi_weighted() -> None:
+    a = GENERATORS["erdos_renyi"].sample(_rng(30), 200, 10, weighted=True, low=1.0, high=3.0)
+    np.testing.assert_array_equal(a, a.transpose(0, 2, 1))
+    w = a[a != 0]
+    assert w.min() >= 1.0 and w.max() < 3.0
+    assert abs(w.mean() - 2.0) < 6 * math.sqrt(1 / 3 / (w.size / 2))
+    # The structure is the unweighted draw's (weights come after it in the stream).
+    b = GENERATORS["erdos_renyi"].sample(_rng(30), 200, 10)
+    np.testing.assert_array_equal(a != 0, b != 0)
+
+
+def test_clrs_erdos_renyi_weighting_rules() -> None:
+    g = GENERATORS["clrs_erdos_renyi"]
+    und = g.sample(_rng(31), 300, 10, weighted=True)
+    np.testing.assert_array_equal(und, und.transpose(0, 2, 1))
+    w = und[und != 0]
+    # sqrt(u v + 1e-3) for u, v ~ U[0, 1): at least sqrt(1e-3), mean about (2/3)^2.
+    assert w.min() >= math.sqrt(1e-3) and abs(w.mean() - 4 / 9) < 0.02
+    dag = g.sample(_rng(32), 50, 10, directed=True, acyclic=True, weighted=True, low=2.0,
+                   high=4.0)
+    assert (np.diagonal(dag, axis1=1, axis2=2) == 0).all()
+    assert (dag[dag != 0] >= 2.0).all()
+    for m in dag:
+        assert nx.is_directed_acyclic_graph(nx.from_numpy_array(m, create_using=nx.DiGraph))
+    assert validate_params("clrs_erdos_renyi", {"weighted": True, "low": -1.0})
+    assert validate_params("clrs_erdos_renyi", {"acyclic": True})  # undirected
+    assert validate_params("clrs_erdos_renyi", {"p": [0.1, 0.5]}) == []
+    assert validate_params("clrs_erdos_renyi", {"p": [0.1, 1.5]})
+    assert validate_params("clrs_erdos_renyi", {"p": []})
+    assert validate_params("uniform", {"low": [0.0, 0.5]})  # not a choice parameter
+
+
+def test_matcher_needs_room_for_the_needle() -> None:
+    with pytest.raises(ValueError, match="too small"):
+        GENERATORS["matcher_string"].sample(_rng(), 2, 2)
+    assert GENERATORS["matcher_string"].sample(_rng(), 2, 3).shape == (2, 3)
+
+
+# ---------------------------------------------------------------- joint draws
+
+
+def test_draw_inputs_shares_a_joint_draw() -> None:
+    reqs = {"s": ("interval_start", {}), "k": ("uniform", {}), "f": ("interval_finish", {})}
+    x = draw_inputs(reqs, _rng(33), 50, 9)
+    assert (x["s"] <= x["f"]).all()
+    # Unequal parameters make independent draws: then start > finish happens.
+    reqs["f"] = ("interval_finish", {"high": 1.5})
+    y = draw_inputs(reqs, _rng(33), 50, 9)
+    assert (y["s"] > y["f"]).any()
+    # Alone, a field is drawn from its own joint draw.
+    z = GENERATORS["interval_start"].sample(_rng(33), 50, 9)
+    w = GENERATORS["interval_finish"].sample(_rng(33), 50, 9)
+    assert (z <= w).all()
+
+
+def test_draw_inputs_keeps_the_stream_of_independent_inputs() -> None:
+    reqs = {"key": ("uniform", {}), "A": ("erdos_renyi", {"p": 0.3})}
+    x = draw_inputs(reqs, _rng(34), 4, 6)
+    rng = _rng(34)
+    np.testing.assert_array_equal(x["key"], GENERATORS["uniform"].sample(rng, 4, 6))
+    np.testing.assert_array_equal(x["A"], GENERATORS["erdos_renyi"].sample(rng, 4, 6, p=0.3))
+
+
+# ---------------------------------------------------------------- type fit
+
+
+@pytest.mark.parametrize(
+    ("gen", "loc", "clrs_type", "k", "params", "ok"),
+    [
+        ("uniform", "node", "scalar", None, {}, True),
+        ("uniform", "node", "mask", None, {}, False),
+        ("uniform", "node", "mask_one", None, {}, False),
+        ("uniform", "node", "categorical", 4, {}, False),
+        ("uniform", "edge", "scalar", None, {}, False),
+        ("source_node", "node", "mask_one", None, {}, True),
+        ("source_node", "node", "mask", None, {}, True),
+        ("random_string", "node", "categorical", 4, {}, True),
+        ("random_string", "node", "categorical", 3, {}, False),
+        ("random_string", "node", "categorical", 3, {"chars": 3}, True),
+        ("uniform_int", "node", "categorical", 3, {"low": 0, "high": 3}, True),
+        ("uniform_int", "node", "categorical", 3, {"low": 0, "high": 4}, False),
+        ("uniform_int", "node", "mask", None, {}, True),
+        ("uniform_int", "node", "mask", None, {"high": 3}, False),
+        ("random_list", "node", "should_be_permutation", None, {}, True),
+        ("random_list", "node", "pointer", None, {}, True),
+        ("random_permutation", "node", "pointer", None, {}, True),
+        ("random_permutation", "node", "should_be_permutation", None, {}, False),
+        ("random_tree", "node", "pointer", None, {}, True),
+        ("random_index", "graph", "pointer", None, {}, True),
+        ("uniform_scalar", "graph", "pointer", None, {}, False),
+        ("clrs_erdos_renyi", "edge", "mask", None, {}, True),
+        ("clrs_erdos_renyi", "edge", "mask", None, {"weighted": True}, False),
+        ("clrs_erdos_renyi", "edge", "scalar", None, {"weighted": True}, True),
+        ("deadlines", "node", "scalar", None, {}, True),
+        ("deadlines", "node", "pointer", None, {}, False),
+        ("matcher_split", "node", "mask", None, {}, True),
+    ],
+)
+def test_check_declared_type(gen: str, loc: str, clrs_type: str, k: int | None,
+                             params: dict, ok: bool) -> None:
+    problems = check_declared_type(gen, loc, clrs_type, k, params)
+    assert (problems == []) == ok, problems
+    if not ok:
+        assert f"`{gen}`" in problems[0]
+
+
+def test_check_declared_type_suggests_fitting_generators() -> None:
+    [msg] = check_declared_type("uniform", "node", "mask_one")
+    assert "source_node()" in msg and "uniform()" not in msg.split("fit:")[1]
+    [msg] = check_declared_type("uniform", "node", "categorical", 4)
+    assert "random_string()" in msg
+
+
+def test_docs_tables_are_the_registry() -> None:
+    from pathlib import Path
+
+    import algspec
+    from algspec.generators import clrs_table, markdown_table
+    doc = (Path(algspec.__file__).parents[1] / "docs" / "generators.md").read_text()
+    for marker, table in (("generators", markdown_table()), ("clrs-inputs", clrs_table())):
+        start = doc.index(f"<!-- {marker}:")
+        body = doc[doc.index("\n", start) + 1: doc.index(f"<!-- /{marker} -->")].strip()
+        assert body == table, "regenerate it with `python -m algspec.generators`"
+
+
+def test_collinear_matches_brute_force_on_planted_triples() -> None:
+    from itertools import combinations
+
+    from algspec.generators.joint import collinear
+    rng = _rng(35)
+    x, y = rng.random((60, 7)), rng.random((60, 7))
+    x[3, 4], y[3, 4] = (x[3, 1] + x[3, 2]) / 2, (y[3, 1] + y[3, 2]) / 2  # a midpoint
+    x[9, 0], y[9, 0] = x[9, 5], y[9, 5]  # a repeated point
+
+    def brute(b: int) -> bool:
+        return any(abs((x[b, j] - x[b, i]) * (y[b, k] - y[b, i])
+                       - (y[b, j] - y[b, i]) * (x[b, k] - x[b, i])) < 1e-12
+                   for i, j, k in combinations(range(7), 3))
+
+    want = np.array([brute(b) for b in range(60)])
+    np.testing.assert_array_equal(collinear(x, y, 1e-12), want)
+    assert want[3] and want[9] and want.sum() == 2

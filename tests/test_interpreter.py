@@ -190,10 +190,10 @@ def test_graph_level_combiners() -> None:
 def test_integer_sum_combiner_counts_writers() -> None:
     alg = compile_alg("ti = int(tg)\nforall v { c[ti[v]] = 1 by sum }",
                       "input node tg: scalar ~ uniform()\nstate node ti: int\n"
-                      "output node c: pointer\n")
+                      "state node c: int = 0\noutput node co: scalar = c\n")
     tg = rng(11).integers(0, 6, (3, 6)).astype(float)
     t = run(alg, key=np.zeros((3, 6)), tg=tg)
-    np.testing.assert_array_equal(t.outputs["c"], [np.bincount(r.astype(int), minlength=6)
+    np.testing.assert_array_equal(t.outputs["co"], [np.bincount(r.astype(int), minlength=6)
                                                    for r in tg])
 
 

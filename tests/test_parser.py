@@ -595,3 +595,67 @@ def test_long_expressions_do_not_crash_the_parser() -> None:
             assert e.diagnostics[0].code.startswith("E")
         else:
             assert isinstance(s, ast.AssignStmt)
+
+
+# ============================================================ bits and powers
+@pytest.mark.parametrize("text,want", [
+    ("a << b", ("<<", "a", "b")), ("a<<b", ("<<", "a", "b")), ("a >> 1", (">>", "a", 1)),
+    ("a <= b", ("<=", "a", "b")), ("a < -b", ("<", "a", ("-", "b"))),
+    ("a ** b", ("**", "a", "b")), ("a**b", ("**", "a", "b")), ("a * b", ("*", "a", "b")),
+    ("a | b ^ c & d", ("|", "a", ("^", "b", ("&", "c", "d")))),
+    ("a & b << c + d", ("&", "a", ("<<", "b", ("+", "c", "d")))),
+    ("-a ** b", ("-", ("**", "a", "b"))), ("a ** -b", ("**", "a", ("-", "b"))),
+    ("a ** b ** c", ("**", "a", ("**", "b", "c"))), ("~a + 1", ("+", ("~", "a"), 1)),
+    ("a | b == c", ("==", ("|", "a", "b"), "c")),
+])
+def test_bitwise_and_power_precedence_is_pythons(text: str, want: object) -> None:
+    assert shape(expr_of(text)) == want
+
+
+def _value(expr: str) -> float:
+    import algspec
+    alg = algspec.load_source(HEADER + "input node key: scalar ~ uniform()\n"
+                              "output graph r: scalar\nr = float(" + expr + ")\n")
+    out, _ = alg.trace(key=[0.0, 0.0])
+    return float(out)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.recursive(st.integers(0, 9).map(str), lambda sub: st.one_of(
+    st.tuples(sub, st.sampled_from(["+", "-", "*", "|", "^", "&", "<<", ">>", "//", "%"]),
+              sub).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+    st.tuples(sub, st.sampled_from(["+", "*", "|", "^", "&", "<<", ">>", "-"]), sub)
+    .map(lambda t: f"{t[0]} {t[1]} {t[2]}"),
+    sub.map(lambda x: f"~{x}"), sub.map(lambda x: f"-{x}")), max_leaves=6))
+def test_integer_expressions_evaluate_as_python(expr: str) -> None:
+    """Python's own evaluator is the reference for precedence and int semantics."""
+    if _python_values(expr) is None:
+        return  # a fault (division by zero), a clamped shift count or int64 overflow
+    assert _value(expr) == eval(expr), expr
+
+
+def _python_values(expr: str) -> list[int] | None:
+    """Python's value of every sub-expression; None when algspec's ints would differ."""
+    import ast as pyast
+    def value(node):
+        return eval(compile(pyast.Expression(node), "<e>", "eval"))
+
+    out = []
+    for node in pyast.walk(pyast.parse(expr, mode="eval").body):
+        if not isinstance(node, pyast.expr):
+            continue  # operator tokens
+        try:
+            v = value(node)
+        except (ZeroDivisionError, ValueError):
+            return None
+        shift = isinstance(node, pyast.BinOp) and isinstance(node.op, (pyast.LShift, pyast.RShift))
+        if abs(v) >= 2 ** 52 or (shift and not 0 <= value(node.right) <= 63):
+            return None
+        out.append(v)
+    return out
+
+
+def test_power_and_pow2ceil_values() -> None:
+    assert _value("-2 ** 2") == -4 and _value("2 ** 3 ** 2") == 512
+    assert _value("2 ** -1") == 0 and _value("(-1) ** -3") == -1 and _value("2.0 ** -1") == 0.5
+    assert [_value(f"pow2ceil({k})") for k in (0, 1, 2, 3, 5, 8, 9)] == [1, 1, 2, 4, 8, 8, 16]

@@ -37,6 +37,7 @@ from algspec.dataset import (
     sample_dataset,
     streams,
 )
+from algspec.interp.memory import small_pages
 
 log = logging.getLogger(__name__)
 
@@ -198,7 +199,8 @@ class AlgspecSampler(clrs.Sampler):
             if batch_size > self._num_samples:
                 raise ValueError(f"Batch size {batch_size} > dataset size {self._num_samples}.")
             idx = self._rng.choice(self._num_samples, size=batch_size, replace=True)
-            return to_feedback(_take(self._data, idx))
+            with small_pages():
+                return to_feedback(_take(self._data, idx))
         traj = concat_trajectories([
             self._batch(min(self._chunk_size, batch_size - start))
             for start in range(0, batch_size, self._chunk_size)

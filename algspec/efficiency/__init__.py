@@ -1,8 +1,10 @@
 """Static and measured efficiency of `.alg` algorithms (paper section 3, DESIGN 2.3).
 
 `static.analyse(program)` gives the worst-case classes (T, c, eta, epsilon) from
-the IR; `measured.ActivityRecorder` is the interpreter's activity observer and
-`measured.measure` samples at several sizes and fits growth exponents;
+the IR (with `selection` counting what data-independent guards select);
+`measured.ActivityRecorder` is the interpreter's activity observer and
+`measured.measure` samples at several sizes and compares measured with static
+as a ratio;
 `lint_rules` holds W201/W202; `commands.register` adds `algspec efficiency`.
 See docs/efficiency.md for the counting rules.
 """

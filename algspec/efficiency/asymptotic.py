@@ -2,9 +2,10 @@
 
 A class is a quotient of two *sums of terms* ``n^a m^b log^c n`` with the
 constants dropped. Only the dominant terms of a sum are kept: a term is
-dropped when another term is at least as large for every large n and m,
-treating n and m as independent (so `n + m` stays, `n^2 + n log n` becomes
-`n^2`). This is the tropical view of big-Theta: a sum of non-negative terms
+dropped when another term is at least as large for every large n and every
+m with n <= m <= n^2 (the interconnection graph's edges, self-loops
+included), so `n + m` is `m`, `n(n+m)` is `nm`, `n/m + 1` is `1`, while
+`n^2 + m log n` keeps both terms (neither wins for every such m). This is the tropical view of big-Theta: a sum of non-negative terms
 is within a factor of its largest term, so `+` is `max`, and powers
 distribute over sums ((a + b)^p ~ a^p + b^p for p > 0).
 
@@ -53,14 +54,19 @@ class Term:
         return self.n == 0 and self.m == 0 and self.log == 0
 
     def dominated_by(self, o: Term) -> bool:
-        """self = O(o) for all large n and m (m independent of n).
+        """self = O(o) for all large n and every m with n <= m <= n^2.
 
-        A polynomial factor beats any power of log n, so the log exponent only
-        decides when the n and m exponents are equal.
+        The interconnection graph has n <= m <= n^2 (self-loops included), so
+        with m = n^t, t in [1, 2], a term is n^(a + b t) log^c n. The exponent
+        is linear in t: self is dominated when it is no larger at both ends
+        t = 1 and t = 2, the log exponent deciding where the powers tie (a
+        polynomial factor beats any power of log n).
         """
-        if self.n > o.n or self.m > o.m:
-            return False
-        return self.n < o.n or self.m < o.m or self.log <= o.log
+        for t in (1, 2):
+            a, b = self.n + self.m * t, o.n + o.m * t
+            if a > b or (a == b and self.log > o.log):
+                return False
+        return True
 
     def value(self, n: float, m: float | None) -> float:
         out = float(n) ** float(self.n)
@@ -150,6 +156,14 @@ class Asymptotic:
     def is_O(self, other: Asymptotic) -> bool:
         """self = O(other) for all large n and m."""
         return _dominated(_mul(self.num, other.den), _mul(other.num, self.den))
+
+    def at_most(self, cap: Asymptotic) -> Asymptotic:
+        """min(self, cap) as a class: self when it is O(cap), else cap.
+
+        Where the two are incomparable (e.g. `n^2` and `m log n`) the cap is
+        returned: shares built with it stay <= 1 by construction.
+        """
+        return self if self.is_O(cap) else cap
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (int, float, Fraction)):
@@ -299,7 +313,7 @@ def _fmt_term(t: Term) -> str:
     if neg.is_one():
         return _fmt_pos(pos)
     d = _fmt_pos(neg)
-    if " " in d or sum(1 for e in (neg.n, neg.m, neg.log) if e) > 1:
+    if sum(1 for e in (neg.n, neg.m, neg.log) if e) > 1:
         d = f"({d})"
     return f"{_fmt_pos(pos)}/{d}"
 

@@ -61,6 +61,10 @@ def efficiency_command(
         "--static", help="Only the static classes; no sampling.")] = False,
     param: Annotated[list[str] | None, typer.Option(
         help="Generator parameter override key=value (repeatable).")] = None,
+    worst_case: Annotated[bool, typer.Option(
+        "--worst-case", help="Sample the inputs a file names as its worst case "
+                             "(`# worst case: p = 0.0` comment) and report any trend of "
+                             "measured / static as `differs`.")] = False,
 ) -> None:
     """Static efficiency classes (c, eta, epsilon) beside measured figures and fitted exponents."""
     try:
@@ -76,7 +80,8 @@ def efficiency_command(
         if not f.is_file():
             raise _fail(f"{f}: no such file")
     try:
-        _run(files, size_list, samples, seed, plot, as_json, table, static_only, params)
+        _run(files, size_list, samples, seed, plot, as_json, table, static_only, params,
+             worst_case)
     except typer.Exit:
         raise
     except Exception as e:  # noqa: BLE001 - one line, never a traceback
@@ -94,7 +99,8 @@ def _describe(e: Exception) -> str:
 
 
 def _run(files: list[Path], sizes: list[int], samples: int, seed: int, plot: Path | None,
-         as_json: bool, table: bool, static_only: bool, params: dict[str, Any]) -> None:
+         as_json: bool, table: bool, static_only: bool, params: dict[str, Any],
+         worst_case: bool = False) -> None:
     import algspec
     from algspec.efficiency import report
     from algspec.efficiency.measured import measure
@@ -116,7 +122,8 @@ def _run(files: list[Path], sizes: list[int], samples: int, seed: int, plot: Pat
     results = []
     for a, st in zip(algs, statics):
         own = {k: v for k, v in params.items() if _accepts(a, k)}
-        results.append(measure(a, sizes, samples, seed, static=st, **own))
+        results.append(measure(a, sizes, samples, seed, static=st, worst_case=worst_case,
+                               **own))
     if as_json:
         print(json.dumps([r.as_dict() for r in results], indent=2))
     elif table:

@@ -22,6 +22,8 @@ definitions as the static analysis (docs/efficiency.md):
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,7 +42,8 @@ class ActivityRecorder:
     Arrays are buffered as they come and deduplicated once, in `activity`.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, ignore: set[int] | frozenset[int] = frozenset()) -> None:
+        self.ignore = frozenset(ignore)   # statements whose reports carry no work
         self._frames = np.zeros(0, np.int64)
         self._nodes: list[np.ndarray] = []   # rows (sample, round, node)
         self._edges: list[np.ndarray] = []   # rows (sample, round, src, dst)
@@ -56,7 +59,7 @@ class ActivityRecorder:
     def nodes(self, stmt_id: int, sample: np.ndarray, node: np.ndarray) -> None:
         s = np.asarray(sample, np.int64).ravel()
         v = np.asarray(node, np.int64).ravel()
-        if not s.size:
+        if not s.size or stmt_id in self.ignore:
             return
         self._grow(s)
         self._nodes.append(np.stack([s, self._frames[s], v], axis=1))
@@ -64,7 +67,7 @@ class ActivityRecorder:
 
     def edges(self, stmt_id: int, sample: np.ndarray, src: np.ndarray, dst: np.ndarray) -> None:
         s = np.asarray(sample, np.int64).ravel()
-        if not s.size:
+        if not s.size or stmt_id in self.ignore:
             return
         self._grow(s)
         a = np.asarray(src, np.int64).ravel()
@@ -91,6 +94,10 @@ class ActivityRecorder:
             out[: cur.size] = cur
         np.maximum.at(out, s, c)
         self.loop_iterations[stmt_id] = out
+
+    def loop(self, stmt_id: int, sample: np.ndarray, iterations: np.ndarray) -> None:
+        """The interpreter's loop trip-count callback (same as `iterations`)."""
+        self.iterations(stmt_id, sample, iterations)
 
     @property
     def frames(self) -> np.ndarray:
@@ -223,11 +230,21 @@ class SizeStats:
 
 @dataclass
 class Fit:
+    """Measured against static for one quantity.
+
+    `ratios` are measured / static class value at each size; `log_trend` is
+    the least-squares slope of log(ratio) on log(log2 n): 0 when the two agree
+    up to a constant, about +-1 for a missing or extra log factor, large for a
+    power. The verdict rests on it (see `ratio_verdict`).
+    """
+
     quantity: str
     measured_slope: float
     static_class: str
     static_slope: float
     verdict: str
+    ratios: list[float] = field(default_factory=list)
+    log_trend: float = float("nan")
 
     @property
     def delta(self) -> float:
@@ -258,6 +275,8 @@ class Measurement:
             "sizes": [vars(s) for s in self.sizes],
             "fits": {k: {"measured_slope": _num(f.measured_slope),
                          "static_class": f.static_class, "static_slope": _num(f.static_slope),
+                         "ratios": [_num(r) for r in f.ratios],
+                         "log_trend": _num(f.log_trend),
                          "verdict": f.verdict} for k, f in self.fits.items()},
             "tolerance": TOLERANCE,
         }
@@ -271,6 +290,43 @@ def static_class_of(static: StaticEfficiency, q: str) -> Asymptotic:
     return {"T": static.rounds, "work": static.work, "active_edges": static.active_edges,
             "c": static.capacity, "eta": static.node_efficiency,
             "epsilon": static.edge_efficiency}[q]
+
+
+# Half a log factor: |log_trend| above this is a different class ...
+LOG_TREND_TOLERANCE = 0.5
+# ... provided the ratio moves by more than this factor across the sizes. Lower-order terms
+# (1 + a/n) move the ratio by up to ~1.4x between n = 8 and 32, where log log n barely moves
+# (a log factor moves it 5/3x there, 3x between 8 and 512).
+SPREAD_TOLERANCE = 1.5
+
+
+def log_trend(sizes: list[float], ratios: list[float]) -> float:
+    """Slope of log(ratio) on log(log2 n): the power of log n between measured and static."""
+    pts = [(math.log(math.log2(s)), math.log(r)) for s, r in zip(sizes, ratios)
+           if s > 2 and r > 0 and math.isfinite(r)]
+    if len(pts) < 2:
+        return float("nan")
+    return fit_slope([math.exp(x) for x, _ in pts], [math.exp(y) for _, y in pts])
+
+
+def ratio_verdict(q: str, trend: float, worst_case: bool = False,
+                  tol: float = LOG_TREND_TOLERANCE, spread: float = math.inf) -> str:
+    """`agrees` when measured / static stays within a constant factor (no log trend).
+
+    On inputs named as the worst case any trend is `differs` (a log factor
+    included). On other inputs a trend toward the bound's safe side is `within
+    worst case` (T and c grow slower, eta and epsilon decay slower) and the other
+    side `EXCEEDS worst case`; work and active edges have no side (`differs`).
+    """
+    if not math.isfinite(trend):
+        return "n/a"
+    if abs(trend) <= tol or spread <= SPREAD_TOLERANCE:
+        return "agrees"
+    direction = BOUND_DIRECTION[q]
+    if worst_case or direction is None:
+        return "differs"
+    safe = trend < 0 if direction == "upper" else trend > 0
+    return "within worst case" if safe else "EXCEEDS worst case"
 
 
 def verdict(q: str, measured: float, static: float, tol: float = TOLERANCE) -> str:
@@ -300,10 +356,43 @@ def graph_edges(program: ir.Program, inputs: dict[str, np.ndarray], N: int,
     return adj.sum(axis=(1, 2)).astype(np.float64), adj
 
 
+def silent_statements(program: ir.Program) -> set[int]:
+    """Foralls whose processors read no data (resets): no work, as in the static rules."""
+    from algspec.efficiency.static import _forall_reads_data
+
+    return {s.id for s, _ in ir.walk_statements(program.body)
+            if isinstance(s, ir.Forall) and not _forall_reads_data(s)}
+
+
+_WORST = re.compile(r"#\s*worst[ -]case:\s*(.+)$", re.IGNORECASE)
+
+
+def worst_case_params(alg) -> dict[str, Any]:
+    """Generator parameters a file names as its worst case: `# worst case: p = 0.0, ...`.
+
+    A comment line of that form anywhere in the source; values are numbers or
+    true/false. Empty when the file names none.
+    """
+    out: dict[str, Any] = {}
+    for line in getattr(alg, "source", "").splitlines():
+        mt = _WORST.search(line.strip())
+        if not mt:
+            continue
+        for item in mt.group(1).split(","):
+            key, _, val = item.partition("=")
+            key, val = key.strip(), val.strip()
+            if not key or not val:
+                continue
+            low = val.lower()
+            out[key] = True if low == "true" else False if low == "false" else \
+                (int(val) if re.fullmatch(r"-?\d+", val) else float(val))
+    return out
+
+
 def measure_size(alg, n: int, samples: int, seed: int = 0,
                  **params: Any) -> tuple[SizeStats, Activity, ActivityRecorder]:
     """Sample `samples` inputs of size n with a recorder attached."""
-    rec = ActivityRecorder()
+    rec = ActivityRecorder(ignore=silent_statements(alg.ir))
     traj = alg.sample(n, samples, seed, observer=rec, **params)
     prog: ir.Program = alg.ir
     N = int(eval_size(prog.nodes, n))
@@ -318,14 +407,22 @@ def measure_size(alg, n: int, samples: int, seed: int = 0,
 
 
 def measure(alg, sizes: list[int], samples: int = 8, seed: int = 0, tol: float = TOLERANCE,
-            static: StaticEfficiency | None = None, **params: Any) -> Measurement:
-    """Sample at each size, then fit log(value) ~ slope * log(n) beside the static classes.
+            static: StaticEfficiency | None = None, worst_case: bool = False,
+            **params: Any) -> Measurement:
+    """Sample at each size and compare each measured mean with its static class.
 
-    The static class's exponent is its least-squares slope between the same
-    sizes (with m set to the mean |E| measured at each size), so a class like
-    n log n is compared at the sizes where it was measured, not with 1.
+    The comparison is the ratio measured / static class value (m set to the
+    mean |E| measured at each size) across sizes: bounded (no trend in
+    log(ratio) against log log n) is `agrees`, a log factor or a power is not
+    (`ratio_verdict`). `worst_case=True` samples the generator parameters the
+    file names as its worst case (`worst_case_params`; `params` override them)
+    and reports any trend as `differs`. The fitted growth exponents (slope of
+    log value on log n, and the static class's own slope between the same
+    sizes) are kept beside it for the report.
     """
     static = static or analyse(alg.ir)
+    if worst_case:
+        params = {**worst_case_params(alg), **params}
     rows: list[SizeStats] = []
     example = None
     loops: dict[int, dict[int, int]] = {}
@@ -344,11 +441,19 @@ def measure(alg, sizes: list[int], samples: int = 8, seed: int = 0, tol: float =
         meas = fit_slope(ns, [r.get(q) for r in rows])
         try:
             st_slope = cls.local_slope(ns, ms) if not cls.is_zero else float("nan")
-        except ValueError:
-            st_slope = float("nan")
-        out.fits[q] = Fit(q, meas, str(cls), st_slope, verdict(q, meas, st_slope, tol))
+            ratios = [r.get(q) / cls.evaluate(r.n, r.edges) for r in rows]
+        except (ValueError, ZeroDivisionError):
+            st_slope, ratios = float("nan"), []
+        trend = log_trend(ns, ratios)
+        good = [x for x in ratios if x > 0 and math.isfinite(x)]
+        spread = max(good) / min(good) if good else math.inf
+        out.fits[q] = Fit(q, meas, str(cls), st_slope,
+                          ratio_verdict(q, trend, worst_case, spread=spread),
+                          ratios=ratios, log_trend=trend)
     return out
 
 
-__all__ = ["QUANTITIES", "TOLERANCE", "Activity", "ActivityRecorder", "Fit", "Measurement",
-           "SizeStats", "graph_edges", "measure", "measure_size", "verdict"]
+__all__ = ["LOG_TREND_TOLERANCE", "QUANTITIES", "TOLERANCE", "Activity", "ActivityRecorder",
+           "Fit", "Measurement", "SizeStats", "graph_edges", "log_trend", "measure",
+           "measure_size", "ratio_verdict", "silent_statements", "verdict",
+           "worst_case_params"]

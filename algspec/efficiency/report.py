@@ -7,7 +7,13 @@ from pathlib import Path
 
 import numpy as np
 
-from algspec.efficiency.measured import QUANTITIES, TOLERANCE, Measurement, static_class_of
+from algspec.efficiency.measured import (
+    LOG_TREND_TOLERANCE,
+    QUANTITIES,
+    SPREAD_TOLERANCE,
+    Measurement,
+    static_class_of,
+)
 from algspec.efficiency.static import StaticEfficiency, format_static
 
 _LABEL = {"T": "T", "work": "work", "active_edges": "act.edges", "c": "c", "eta": "eta",
@@ -38,12 +44,20 @@ def measurement_text(meas: Measurement) -> str:
     lines += _table(head, rows)
     lines.append("")
     samples = meas.sizes[0].samples if meas.sizes else 0
-    lines.append(f"growth exponents (least squares of log value on log n, {samples} samples "
-                 f"per size; static = the class's own slope between these sizes, tolerance "
-                 f"{TOLERANCE}):")
-    rows = [[_LABEL[q], _slope(f.measured_slope), f.static_class, _slope(f.static_slope),
-             f.verdict] for q, f in meas.fits.items()]
-    lines += _table(["quantity", "measured", "static class", "static", "verdict"], rows)
+    lines.append(f"measured / static class across sizes ({samples} samples per size): "
+                 f"agrees when the ratio stays within a constant factor (log trend = slope "
+                 f"of log ratio on log log n, |trend| <= {LOG_TREND_TOLERANCE} or spread <= "
+                 f"{SPREAD_TOLERANCE}x); growth exponents (slope of log value on log n) "
+                 f"beside it:")
+    rows = []
+    for q, f in meas.fits.items():
+        good = [r for r in f.ratios if r > 0 and math.isfinite(r)]
+        spread = f"{max(good) / min(good):.2f}x" if good else "-"
+        rows.append([_LABEL[q], f.static_class, _g(good[0]) if good else "-",
+                     _g(good[-1]) if good else "-", spread, _slope(f.log_trend),
+                     _slope(f.measured_slope), _slope(f.static_slope), f.verdict])
+    lines += _table(["quantity", "static class", "ratio@min", "ratio@max", "spread",
+                     "log trend", "measured exp", "static exp", "verdict"], rows)
     return "\n".join(lines)
 
 
@@ -92,7 +106,8 @@ def markdown_table(measurements: list[Measurement], at: int = 64) -> str:
 def static_markdown_table(statics: list[StaticEfficiency]) -> str:
     """Table 1 with the static classes only (no sampling)."""
     statics = paper_order(statics)
-    out = ["| | " + " | ".join(s.name for s in statics) + " |", "|---|" + "---|" * len(statics)]
+    out = ["| | " + " | ".join(s.name + (" (whp)" if s.whp else "") for s in statics) + " |",
+           "|---|" + "---|" * len(statics)]
     for label, attr in (("c", "capacity"), ("η", "node_efficiency"),
                         ("ε", "edge_efficiency")):
         out.append(f"| {label} | " + " | ".join(str(getattr(s, attr)) for s in statics) + " |")

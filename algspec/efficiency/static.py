@@ -16,32 +16,40 @@ The rules are documented in docs/efficiency.md ("Counting rules"); in brief:
 * Activity between two records belongs to the later round; activity before
   the first record belongs to round 1 and after the last record to round T,
   so the totals simply sum every statement's activity.
+* Normal forms first (equivalent programs, equal classes): a whole-array
+  assignment is a forall; processors that read no data (resets) cost nothing;
+  a filter is a guarded body (`normal_aggregate`); a forall whose body is one
+  data-independent `if` is a guarded forall (`normal_forall`).
 * Worst case means *fewest* active nodes and edges (eta and epsilon are minima
   over inputs): a selection that depends on the input data (a forall guard, an
-  `if` inside a forall, an aggregation filter, the predicate of `any`/`all`)
-  keeps O(1) of what it selects; a data-independent one keeps all it can
-  select (N, or O(1) when it pins the index, as in `v == 0`).
-* Active nodes: a forall's processors that pass its guard; one per sequential
-  statement (assignment, let, condition); N per whole-array assignment that
-  reads data (a constant reset costs nothing) or `for .. in nodes by`
-  ordering; the selected elements of a graph-level reduction over `nodes`.
+  `if` inside a forall) keeps O(1) of what it selects. A data-independent one
+  is counted (`algspec.efficiency.selection`): the processors it selects,
+  summed over the loops around it, so geometric series give reductions and
+  scans their textbook classes.
+* Active nodes: a forall's selected processors; one per sequential statement
+  (assignment, let, condition); N per `for .. in nodes by` ordering; the
+  deciding elements of a graph-level reduction over `nodes` (a readout: the
+  witnesses of any/all, O(1) when its filter reads data).
 * Active edges: every active node's self-loop (CLRS adds self-loops to every
   graph); one per pointer dereference (a read `x[e]` whose index is not a
-  bound index variable) per evaluation; the elements an aggregation selects
-  (except a graph-level reduction over `nodes`, which has no graph edges);
-  one per processor writing to another node's or edge's data; the selected
-  processors of an edge forall, and all |E| for a whole edge-array update
-  that reads data.
+  bound index variable) per evaluation; in a processor, every aggregation
+  element the filter (or body) reads data of: every evaluated comparison,
+  any/all included; one per processor writing to another node's or edge's
+  data; the selected processors of an edge forall.
+* Shares are bounded by construction: one statement touches at most N nodes
+  and |E| edges per round and every round at least one node, so
+  0 < eta <= 1 and 0 < epsilon <= 1; classes simplify under n <= m <= n^2.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
-from algspec import ir
+from algspec import ir, ops
 from algspec.diagnostics import Span
+from algspec.efficiency import selection
 from algspec.efficiency.asymptotic import Asymptotic, m, n, one, zero
+from algspec.efficiency.selection import Selections
 
 
 class EfficiencyError(ValueError):
@@ -84,6 +92,7 @@ class StaticEfficiency:
     loops: list[LoopInfo] = field(default_factory=list)
     records: dict[int, ir.Record] = field(default_factory=dict)
     innermost_loop: dict[int, int | None] = field(default_factory=dict)
+    whp: bool = False  # a `bound ... whp` loop: the classes hold with high probability
 
     @property
     def T(self) -> Asymptotic:
@@ -116,7 +125,7 @@ class StaticEfficiency:
 
 def format_static(s: StaticEfficiency) -> str:
     """A few lines for `algspec compile` and `algspec efficiency`."""
-    return (f"{s.name}: T = {s.rounds}, N = {s.nodes}, |E| = {s.edges} ({s.graph} graph)\n"
+    return (f"{s.name}: T = {s.rounds}{' (whp)' if s.whp else ''}, N = {s.nodes}, |E| = {s.edges} ({s.graph} graph)\n"
             f"  capacity c = {s.capacity}   node efficiency eta = {s.node_efficiency}   "
             f"edge efficiency epsilon = {s.edge_efficiency}\n"
             f"  work = {s.work}   active edges = {s.active_edges}   (worst case)")
@@ -124,7 +133,10 @@ def format_static(s: StaticEfficiency) -> str:
 
 # ================================================================ sizes in n and m
 def size_class(e: ir.Expr, nodes: Asymptotic = n) -> Asymptotic:
-    """The asymptotic class of a size expression in n, N and m (an upper bound)."""
+    """The asymptotic class of a size expression in n, N and m (an upper bound).
+
+    Operators and builtins take their class rule from `algspec.ops`.
+    """
     if isinstance(e, ir.Const):
         v = e.value
         if v is True or v is False:
@@ -132,53 +144,44 @@ def size_class(e: ir.Expr, nodes: Asymptotic = n) -> Asymptotic:
         return zero if v <= 0 else one
     if isinstance(e, ir.Size):
         return {"n": n, "N": nodes, "m": m}[e.which]
-    if isinstance(e, ir.Unary):
-        if e.op == "-":  # a negative size only lowers a sum: drop it
-            return zero
-        raise EfficiencyError("`not` in a size expression", e.span)
-    if isinstance(e, ir.Binary):
-        a, b = size_class(e.left, nodes), size_class(e.right, nodes)
-        if e.op == "+":
-            return a + b
-        if e.op == "-":
-            return a if not a.is_zero else zero
-        if e.op == "*":
-            return a * b
-        if e.op in ("/", "//"):
-            if b.is_zero:
-                raise EfficiencyError("division by zero in a size expression", e.span)
-            return a / b
-        if e.op == "%":
-            return b
-        raise EfficiencyError(f"operator `{e.op}` in a size expression", e.span)
-    if isinstance(e, ir.Call):
-        args = [size_class(a, nodes) for a in e.args]
-        f = e.func
-        if f == "log2":
-            return args[0].log()
-        if f == "sqrt":
-            return args[0] ** 0.5
-        if f in ("ceil", "floor", "abs", "int", "float"):
-            return args[0]
-        if f == "max":
-            out = zero
-            for a in args:
-                out = out + a
-            return out
-        if f == "min":
-            best = args[0]
-            for a in args[1:]:
-                if a.is_O(best):
-                    best = a
-            return best
-        raise EfficiencyError(f"`{f}` in a size expression", e.span)
     if isinstance(e, ir.Cond):
         return size_class(e.then, nodes) + size_class(e.otherwise, nodes)
-    raise EfficiencyError("a loop bound must be an expression in n and m", e.span)
+    op = ops.op_of(e)
+    if op is None:
+        raise EfficiencyError("a loop bound must be an expression in n and m", e.span)
+    args = _op_args(e)
+    classes = [size_class(a, nodes) for a in args]
+    try:
+        if op.class_uses_values:  # e.g. `n ** 2`: the class needs the constant exponent
+            return op.size_class(*classes, values=tuple(_constant(a) for a in args))
+        return op.size_class(*classes)
+    except ops.NotASize as err:
+        raise EfficiencyError(str(err), e.span) from None
+
+
+def _constant(e: ir.Expr) -> float | None:
+    """The value of a size expression free of n, N and m; None if it has them (or no value)."""
+    if any(isinstance(x, ir.Size) for x in ir.walk_expr(e)):
+        return None
+    try:
+        return eval_size(e, 1.0)
+    except (EfficiencyError, ArithmeticError, ValueError):
+        return None
+
+
+def _op_args(e: ir.Expr) -> list[ir.Expr]:
+    if isinstance(e, ir.Unary):
+        return [e.operand]
+    if isinstance(e, ir.Binary):
+        return [e.left, e.right]
+    return list(e.args)
 
 
 def eval_size(e: ir.Expr, n: float, m: float | None = None, N: float | None = None) -> float:
-    """The numeric value of a size expression (node count, loop bound) at n (and m)."""
+    """The numeric value of a size expression (node count, loop bound) at n (and m).
+
+    Operators and builtins take their size rule from `algspec.ops`.
+    """
     if isinstance(e, ir.Const):
         return float(e.value)
     if isinstance(e, ir.Size):
@@ -187,31 +190,16 @@ def eval_size(e: ir.Expr, n: float, m: float | None = None, N: float | None = No
                 raise ValueError("this size depends on m: pass m")
             return float(m)
         return float(n if e.which == "n" or N is None else N)
-    if isinstance(e, ir.Unary):
-        return -eval_size(e.operand, n, m, N)
-    if isinstance(e, ir.Binary):
-        a, b = eval_size(e.left, n, m, N), eval_size(e.right, n, m, N)
-        ops = {"+": a + b, "-": a - b, "*": a * b}
-        if e.op in ops:
-            return ops[e.op]
-        if e.op == "/":
-            return a / b
-        if e.op == "//":
-            return float(math.floor(a / b))
-        if e.op == "%":
-            return float(a % b)
-        raise EfficiencyError(f"operator `{e.op}` in a size expression", e.span)
-    if isinstance(e, ir.Call):
-        args = [eval_size(x, n, m, N) for x in e.args]
-        funcs = {"log2": lambda x: math.log2(max(x, 1.0)), "sqrt": math.sqrt,
-                 "ceil": math.ceil, "floor": math.floor, "abs": abs, "int": math.trunc,
-                 "float": float, "min": min, "max": max}
-        if e.func not in funcs:
-            raise EfficiencyError(f"`{e.func}` in a size expression", e.span)
-        return float(funcs[e.func](*args))
     if isinstance(e, ir.Cond):
         raise EfficiencyError("a conditional size expression", e.span)
-    raise EfficiencyError("a size must be an expression in n and m", e.span)
+    op = ops.op_of(e)
+    if op is None:
+        raise EfficiencyError("a size must be an expression in n and m", e.span)
+    vals = []
+    for a in _op_args(e):
+        v = eval_size(a, n, m, N)
+        vals.append(int(v) if a.dtype == ir.DType.INT and float(v).is_integer() else v)
+    return float(op.size(*vals))
 
 
 def edge_class(graph: ir.Graph, nodes: Asymptotic) -> Asymptotic:
@@ -238,6 +226,7 @@ class Taint:
         self.prog = prog
         self.input_graph = prog.graph.kind == "input"
         self.names: set[str] = set()
+        self.procs: dict[str, ir.Proc] = {}
         for d in prog.decls:
             if d.stage == ir.Stage.INPUT and d.derived is None:
                 self.names.add(d.name)
@@ -254,6 +243,8 @@ class Taint:
     def expr(self, e: ir.Expr | None) -> bool:
         if e is None:
             return False
+        if isinstance(e, ir.Rand):
+            return True  # a random draw is data: a selection on it is data-dependent
         if isinstance(e, (ir.VarRef, ir.Read)) and e.name in self.names:
             return True
         if isinstance(e, ir.Chain) and e.order in self.names:
@@ -268,7 +259,7 @@ class Taint:
 
     def _stmt(self, s: ir.Statement, ctl: bool) -> None:
         if isinstance(s, ir.Assign):
-            val = ctl or any(self.expr(v) for v in s.values)
+            val = ctl or any(self.expr(v) for v in [*s.values, *s.key])
             for t in s.targets:
                 if val or any(self.expr(i) for i in t.indices):
                     self.names.add(t.name)
@@ -293,34 +284,19 @@ class Taint:
             self._block(s.body, ctl or self.expr(s.guard))
         elif isinstance(s, ir.Round):
             self._block(s.body, ctl)
+        elif isinstance(s, (ir.Proc, ir.Recur)):  # parameters are assigned the arguments
+            if isinstance(s, ir.Proc):
+                self.procs[s.name] = s
+            proc = self.procs.get(s.name)
+            for q, a in zip(proc.params if proc else [], s.args):
+                if ctl or self.expr(a):
+                    self.names.add(q)
+            if isinstance(s, ir.Proc):
+                self._block(s.body, ctl)
 
 
-def _children(e: ir.Expr) -> list[ir.Expr]:
-    out: list[ir.Expr] = []
-    for f in ("indices", "args"):
-        out.extend(getattr(e, f, None) or [])
-    for f in ("operand", "left", "right", "cond", "then", "otherwise", "of", "filter", "body",
-              "default"):
-        sub = getattr(e, f, None)
-        if isinstance(sub, ir.IRNode) and not isinstance(sub, ir.Stmt):
-            out.append(sub)
-    return out
-
-
-def free_ivars(e: ir.Expr) -> set[str]:
-    """Index variables an expression mentions that it does not bind itself."""
-    if isinstance(e, ir.IndexVar):
-        return {e.name}
-    out: set[str] = set()
-    for c in _children(e):
-        out |= free_ivars(c)
-    if isinstance(e, ir.Aggregate):
-        out.discard(e.var)
-        if e.of is not None:
-            out |= free_ivars(e.of)
-        if e.default is not None:
-            out |= free_ivars(e.default)
-    return out
+_children = ir.children  # the shared IR queries (algspec/ir.py)
+free_ivars = ir.free_ivars
 
 
 def pinned(e: ir.Expr | None, vars: set[str], taint: Taint) -> set[str]:
@@ -347,6 +323,92 @@ def pinned(e: ir.Expr | None, vars: set[str], taint: Taint) -> set[str]:
                     out.add(a.name)
             return out
     return set()
+
+
+# ================================================================ normal forms
+_IDENTITY = {k: r.identity for k, r in ops.AGGREGATIONS.items()}  # neutral elements
+
+
+def _const_value(e: ir.Expr | None):
+    if isinstance(e, ir.Const):
+        return e.value
+    if isinstance(e, ir.Unary) and e.op == "-" and isinstance(e.operand, ir.Const):
+        return -e.operand.value
+    return None
+
+
+def normal_aggregate(e: ir.Aggregate) -> ir.Aggregate:
+    """A filter is a guarded body: `op(b if c else identity ...)` -> `op(b ... if c)`.
+
+    The identity is the operator's neutral element (inf for min, -inf for max,
+    0 for sum, false for count/any, true for all), so both forms reduce the same
+    elements; the analysis sees one form.
+    """
+    body = e.body
+    if not isinstance(body, ir.Cond):
+        return e
+    ident = _IDENTITY[e.op]
+    then_v, else_v = _const_value(body.then), _const_value(body.otherwise)
+    if else_v is not None and else_v == ident and \
+            isinstance(else_v, bool) == isinstance(ident, bool):
+        cond, kept = body.cond, body.then
+    elif then_v is not None and then_v == ident and \
+            isinstance(then_v, bool) == isinstance(ident, bool):
+        cond = ir.Unary(op="not", operand=body.cond, dtype=ir.DType.BOOL)
+        kept = body.otherwise
+    else:
+        return e
+    filt = cond if e.filter is None else ir.Binary(op="and", left=e.filter, right=cond,
+                                                   dtype=ir.DType.BOOL)
+    return e.model_copy(update={"body": kept, "filter": filt})
+
+
+def normal_forall(s: ir.Forall, taint: Taint) -> tuple[ir.Forall, tuple[int, str]]:
+    """`forall v { if c { body } }` is `forall v where c { body }` when c reads no data.
+
+    A data-independent condition selects processors exactly as a guard does. A
+    condition on data stays an `if`: every processor evaluates it (work), while
+    a `where` guard on data names the processors taking part at all (worst case
+    O(1), as DCSC's undiscovered nodes). Returns the normal form and the key
+    under which `algspec.efficiency.selection` counted its selection.
+    """
+    if len(s.body) == 1 and isinstance(s.body[0], ir.If) and not s.body[0].otherwise \
+            and not taint.expr(s.body[0].cond):
+        inner = s.body[0]
+        guard = inner.cond if s.guard is None else ir.Binary(
+            op="and", left=s.guard, right=inner.cond, dtype=ir.DType.BOOL)
+        return s.model_copy(update={"guard": guard, "body": inner.then}), (inner.id, "then")
+    return s, (s.id, "guard")
+
+
+def _reads_element(e: ir.Expr, var: str) -> bool:
+    """Whether `e` reads data at the aggregation element `var` (across its edge)."""
+    for x in ir.walk_expr(e):
+        if isinstance(x, ir.Read) and any(var in free_ivars(i) for i in x.indices):
+            return True
+    return False
+
+
+def _reads_data(e: ir.Expr | None) -> bool:
+    return e is not None and any(isinstance(x, (ir.Read, ir.VarRef, ir.Aggregate, ir.Chain,
+                                                ir.Rand))
+                                 for x in ir.walk_expr(e))
+
+
+def _forall_reads_data(s: ir.Forall) -> bool:
+    """Whether a forall's processors read any data (guard, values, indices, conditions)."""
+    if _reads_data(s.guard):
+        return True
+    for st, _ in ir.walk_statements(s.body):
+        if any(_reads_data(x) for x in ir.statement_exprs(st)):
+            return True
+        if isinstance(st, ir.Assign) and any(t.loc == ir.Loc.GRAPH for t in st.targets):
+            return True  # a write to shared memory (e.g. a priority write of the index)
+    return False
+
+
+def _size_at(e: ir.Expr, n: float, m: float | None = None, N: float | None = None) -> float:
+    return eval_size(e, n, m, N)
 
 
 # ================================================================ costs
@@ -424,6 +486,10 @@ class _Analyser:
         self.innermost: dict[int, int | None] = {}
         self.records: dict[int, ir.Record] = {}
         self.mult: list[Asymptotic] = [one]
+        self.sel = Selections()
+        if selection.has_sites(prog, self.taint.expr):
+            self.sel = selection.measure_selections(prog, self.taint.expr, self.taint.names,
+                                                    _size_at)
 
     # ------------------------------------------------------------ expressions
     def _deg(self) -> Asymptotic:
@@ -471,32 +537,48 @@ class _Analyser:
         return _edge_cost(self._count_for(names, stack))
 
     def aggregate(self, e: ir.Aggregate, stack: list[_Binder]) -> Cost:
+        e = normal_aggregate(e)
         names = free_ivars(e)
         owner = self._binder_for(names, stack)
         evals = owner.count
         # A graph-level reduction over `nodes` is a readout into shared memory: its
         # elements are active nodes, not graph edges.
         readout = e.domain == "nodes" and owner.kind == "seq"
-        # The elements that decide the result: the filter's, and for any/all the witnesses.
-        sel_exprs = [x for x in [e.filter] + ([e.body] if e.op in ("any", "all") else [])
-                     if x is not None]
-        pins: set[str] = set()
-        for x in sel_exprs:
-            pins |= pinned(x, {e.var}, self.taint)
-        dependent = any(self.taint.expr(x) for x in sel_exprs)
         if e.domain == "nodes":
             domain = evals * self.N
         else:
             of_own = isinstance(e.of, ir.IndexVar) and \
                 any(e.of.name in b.names and b.kind in ("forall", "whole") for b in stack)
             domain = self.E if of_own and evals == self.N else evals * self._deg()
-        if dependent:
-            total = one          # worst case: a single element passes
-        elif e.var in pins:
-            total = evals        # pinned by a data-independent equality
+        if readout:
+            # The controller reads the elements that decide the result: the filter's,
+            # and for any/all the witnesses (data-dependent: worst case one).
+            sel_exprs = [x for x in [e.filter] + ([e.body] if e.op in ("any", "all") else [])
+                         if x is not None]
+            pins: set[str] = set()
+            for x in sel_exprs:
+                pins |= pinned(x, {e.var}, self.taint)
+            if any(self.taint.expr(x) for x in sel_exprs):
+                total = one
+            elif e.var in pins:
+                total = evals
+            else:
+                total = domain
+            out = _nodes_cost(total.at_most(self.N * evals))
         else:
-            total = domain
-        out = _nodes_cost(total) if readout else _edge_cost(total)
+            # Processors: every element the filter (or, without one, the body) is
+            # evaluated on with the element's data is an active edge (every evaluated
+            # comparison counts, for any/all as for min/max/sum/count).
+            f = e.filter
+            if f is None or _reads_element(f, e.var):
+                total = domain
+            elif self.taint.expr(f):
+                total = one          # a data-dependent guard on the processor: worst case
+            elif e.var in pinned(f, {e.var}, self.taint):
+                total = evals
+            else:
+                total = domain
+            out = _edge_cost(total.at_most(domain))
         out = out + self.expr(e.of, stack) + self.expr(e.default, stack)
         # The filter is evaluated over the whole domain, the body over the selection.
         out = out + self.expr(e.filter, stack + [_Binder(frozenset([e.var]), domain, "agg")])
@@ -528,25 +610,32 @@ class _Analyser:
         if isinstance(s, ir.Break):
             return _Summary(None, Cost())
         if isinstance(s, ir.Assign):
-            return _Summary(self.assign(s, stack))
+            c = self.assign(s, stack)
+            return _Summary(self._cap(c) if seq else c)
         if isinstance(s, ir.Let):
             c = self.expr(s.value, stack)
-            return _Summary(c + (_nodes_cost(one) if seq else Cost()))
+            return _Summary(self._cap(c + _nodes_cost(one)) if seq else c)
         if isinstance(s, ir.If):
-            cond = self.expr(s.cond, stack) + (_nodes_cost(one) if seq else Cost())
+            cond = self._cap(self.expr(s.cond, stack) + _nodes_cost(one)) if seq else \
+                self.expr(s.cond, stack)
             then_stack = else_stack = stack
             if not seq and stack[-1].kind == "forall":
-                then_stack = self._refine(stack, s.cond)
+                then_stack = self._refine(stack, s.cond, (s.id, "then"))
                 else_stack = self._refine(stack, ir.Unary(op="not", operand=s.cond,
-                                                          dtype=ir.DType.BOOL))
+                                                          dtype=ir.DType.BOOL), (s.id, "else"))
             a = self.block(s.then, then_stack)
             b = self.block(s.otherwise, else_stack)
             cont = None if a.cont is None and b.cont is None else \
                 cond + (_plus(a.cont, b.cont) or Cost())
             brk = _plus(a.brk, b.brk)
             return _Summary(cont, None if brk is None else cond + brk)
-        if isinstance(s, (ir.While, ir.ForRange, ir.ForNodes)):
+        if isinstance(s, (ir.While, ir.ForRange, ir.ForNodes, ir.Proc)):
             return self.loop(s, stack)
+        if isinstance(s, ir.Recur):  # its body is counted by the Proc's `calls` bound
+            c = Cost()
+            for a in s.args:
+                c = c + self.expr(a, stack)
+            return _Summary(self._cap(c + _nodes_cost(one)))
         if isinstance(s, ir.Round):
             return self.block(s.body, stack)
         if isinstance(s, ir.Forall):
@@ -555,6 +644,8 @@ class _Analyser:
 
     def assign(self, s: ir.Assign, stack: list[_Binder]) -> Cost:
         out = Cost()
+        for k in s.key:  # `by argmin KEY`: every writer evaluates its key
+            out = out + self.expr(k, stack)
         seq = self._seq(stack)
         counted = False
         for t, v in zip(s.targets, s.values):
@@ -584,7 +675,7 @@ class _Analyser:
         every node is active, and for edge data every edge (a message between
         its ends), plus what the value dereferences.
         """
-        if not any(isinstance(x, (ir.Read, ir.VarRef, ir.Aggregate, ir.Chain))
+        if not any(isinstance(x, (ir.Read, ir.VarRef, ir.Aggregate, ir.Chain, ir.Rand))
                    for x in ir.walk_expr(v)):
             return Cost()
         names = frozenset(["@i"] if t.loc == ir.Loc.NODE else ["@i", "@j"])
@@ -606,26 +697,54 @@ class _Analyser:
             return nodes, nodes
         return nodes, (self.E if len(free) == 2 else nodes)
 
-    def _refine(self, stack: list[_Binder], cond: ir.Expr) -> list[_Binder]:
-        """Narrow the processors executing an `if` branch inside a forall."""
+    def _refine(self, stack: list[_Binder], cond: ir.Expr, key: tuple[int, str]
+                ) -> list[_Binder]:
+        """Narrow the processors executing an `if` branch inside a forall.
+
+        A data-independent condition is counted (`algspec.efficiency.selection`):
+        the branch keeps its measured share of the forall's processors. Otherwise
+        a data-dependent one keeps O(1), and `v == e` pins v.
+        """
         top = stack[-1]
         pins = pinned(cond, set(top.order), self.taint) | set(top.pins)
         _, procs = self._procs(top.order, pins)
+        share = self.sel.share(key)
+        if share is not None and not self.taint.expr(cond):
+            full = self.N if len(top.order) == 1 else self.E
+            procs = (full * share).at_most(top.count)
         top = _Binder(top.names, procs, top.kind, top.order, frozenset(pins))
         return stack[:-1] + [top]
 
     def forall(self, s: ir.Forall, stack: list[_Binder]) -> Cost:
+        """A forall is a parallel update of the processors its guard selects.
+
+        Processors that read no data (they only write constants or their own
+        index: a reset such as `forall v { x[v] = false }`, the normal form of
+        `x = false`) carry no information and cost nothing.
+        """
+        s, key = normal_forall(s, self.taint)
         pins = pinned(s.guard, set(s.vars), self.taint)
         nodes, procs = self._procs(tuple(s.vars), pins)
+        share = self.sel.share(key)
+        if share is not None and s.guard is not None and not self.taint.expr(s.guard):
+            full = self.N if len(s.vars) == 1 else self.E
+            procs = full * share
+            nodes = procs.at_most(self.N)
         inner = stack + [_Binder(frozenset(s.vars), procs, "forall", tuple(s.vars),
                                  frozenset(pins))]
+        if not _forall_reads_data(s):
+            return Cost()
         out = _nodes_cost(nodes)
         if len(s.vars) == 2:
             out = out + _edge_cost(procs)  # each selected edge processor is an active edge
         # The guard is charged to the processors that pass it (the others idle).
         out = out + self.expr(s.guard, inner)
         body = self.block(s.body, inner)
-        return out + (_plus(body.cont, body.brk) or Cost())
+        return self._cap(out + (_plus(body.cont, body.brk) or Cost()))
+
+    def _cap(self, c: Cost) -> Cost:
+        """One statement's activity in one round: at most N nodes and |E| edges."""
+        return Cost(c.records, c.work.at_most(self.N), c.derefs.at_most(self.E))
 
     def loop(self, s: ir.Statement, stack: list[_Binder]) -> _Summary:
         if not self._seq(stack):
@@ -633,19 +752,27 @@ class _Analyser:
         seq_cost = _nodes_cost(one)
         if isinstance(s, ir.While):
             bound = size_class(s.bound, self.N)
-            header = self.expr(s.cond, stack) + seq_cost
+            header = self._cap(self.expr(s.cond, stack) + seq_cost)
             entry = Cost()
             kind = "while"
         elif isinstance(s, ir.ForRange):
             bound = size_class(s.bound, self.N)
             header = Cost()
-            entry = self.expr(s.start, stack) + self.expr(s.stop, stack)
+            entry = self._cap(self.expr(s.start, stack) + self.expr(s.stop, stack))
             kind = "for"
+        elif isinstance(s, ir.Proc):  # like a loop of `calls` trips: each invocation runs the body
+            bound = size_class(s.calls, self.N)
+            header = Cost()
+            entry = Cost()
+            for a in s.args:
+                entry = entry + self.expr(a, stack)
+            entry = self._cap(entry + _nodes_cost(one))
+            kind = "recursive"
         else:
             bound = self.N
             header = Cost()
             key = self.expr(s.key, [_Binder(frozenset(["@i"]), self.N, "whole")])
-            entry = key + _nodes_cost(self.N)  # ordering the nodes reads every node once
+            entry = self._cap(key + _nodes_cost(self.N))  # ordering reads every node once
             kind = "for nodes"
         self.loop_stack.append(s.id)
         self.mult.append(self.mult[-1] * bound)
@@ -673,22 +800,26 @@ def analyse(program: ir.Program) -> StaticEfficiency:
     top = a.block(program.body, [_Binder(frozenset(), one, "seq")])
     cost = _plus(top.cont, top.brk) or Cost()
     T = cost.frames
-    active = cost.work + cost.derefs
+    # Every round has at least one active node (shares > 0), and at most N nodes and
+    # |E| edges (shares <= 1): both hold by construction.
     cap = a.N * T
+    work = (cost.work + T).at_most(cap)
+    active = (work + cost.derefs).at_most(T * a.E)
     if T.is_zero:
         eta = eps = zero
     else:
-        eta = cost.work / cap
+        eta = work / cap
         eps = active / (T * a.E)
     loops = {lp.stmt.id: lp for lp in a.loops}
     for rid, lid in a.innermost.items():
         if lid is not None and lid in loops:
             loops[lid].record_ids.append(rid)
     return StaticEfficiency(
-        name=program.name, nodes=a.N, edges=a.E, rounds=T, work=cost.work,
+        name=program.name, nodes=a.N, edges=a.E, rounds=T, work=work,
         active_edges=active, capacity=cap, node_efficiency=eta, edge_efficiency=eps,
         graph=program.graph.kind, record_counts=dict(cost.records), loops=a.loops,
-        records=a.records, innermost_loop=a.innermost)
+        records=a.records, innermost_loop=a.innermost,
+        whp=any(isinstance(st, ir.While) and st.whp for st, _ in ir.walk_statements(program.body)))
 
 
 __all__ = ["Cost", "EfficiencyError", "LoopInfo", "StaticEfficiency", "Taint", "analyse",

@@ -1,5 +1,11 @@
-"""Batched numpy interpreter of the IR."""
+"""Batched numpy interpreter of the IR.
 
-from algspec.interp.runtime import ActivityObserver, Machine, Trajectories, run
+`runtime.Machine` runs a program; see its docstring for the modules it is made of.
+"""
 
-__all__ = ["ActivityObserver", "Machine", "Trajectories", "run"]
+from algspec.interp.env import Env
+from algspec.interp.observe import ActivityObserver
+from algspec.interp.recording import Trajectories
+from algspec.interp.runtime import Machine, run
+
+__all__ = ["ActivityObserver", "Env", "Machine", "Trajectories", "run"]

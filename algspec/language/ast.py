@@ -1,6 +1,6 @@
 """The syntax tree of a `.alg` file, close to what was written, with source spans.
 
-Names are not resolved here; `algspec.checks` resolves them and lowers the
+Names are not resolved here; `algspec.lowering` resolves them and lowers the
 tree into the IR (`algspec.ir`).
 """
 
@@ -62,7 +62,7 @@ class CallExpr(Node):
 
 class AggExpr(Node):
     kind: Literal["agg"] = "agg"
-    op: str  # min max sum any all count
+    op: str  # min max sum any all count argmin argmax
     body: Expr
     var: str
     domain: Literal["nodes", "incoming", "outgoing"]
@@ -71,7 +71,14 @@ class AggExpr(Node):
     default: Expr | None = None
 
 
-Expr = (Num | Name | IndexExpr | UnaryExpr | BinaryExpr | CondExpr | CallExpr | AggExpr)
+class TupleExpr(Node):
+    """`(a, b, ...)`: a lexicographic key, only for argmin/argmax."""
+
+    kind: Literal["tuple"] = "tuple"
+    items: list[Expr]
+
+
+Expr = (Num | Name | IndexExpr | UnaryExpr | BinaryExpr | CondExpr | CallExpr | AggExpr | TupleExpr)
 
 
 # ----------------------------------------------------------------- statements
@@ -87,6 +94,7 @@ class AssignStmt(Node):
     values: list[Expr]
     combiner: str | None = None
     combiner_span: Span | None = None
+    combiner_key: Expr | None = None  # `by argmin KEY`
 
 
 class LetStmt(Node):
@@ -114,6 +122,7 @@ class WhileStmt(Node):
     kind: Literal["while"] = "while"
     cond: Expr
     bound: Expr | None
+    whp: bool = False  # `bound EXPR whp`: holds with high probability
     body: list[Stmt]
 
 
@@ -123,6 +132,7 @@ class ForRangeStmt(Node):
     start: Expr
     stop: Expr
     reverse: bool = False
+    bound: Expr | None = None  # `for x in a .. b bound B`: data-dependent ends, B trips at most
     body: list[Stmt]
 
 
@@ -145,7 +155,35 @@ class ForallStmt(Node):
     body: list[Stmt]
 
 
-Stmt = (AssignStmt | LetStmt | RecordStmt | BreakStmt | IfStmt | WhileStmt | ForRangeStmt | ForNodesStmt | RoundStmt | ForallStmt)
+class CallStmt(Node):
+    """`f(a, b)` as a statement: a call of a procedure."""
+
+    kind: Literal["call_stmt"] = "call_stmt"
+    name: str
+    args: list[Expr]
+
+
+class ProcDef(Node):
+    """`proc f(a, b) [depth D] [calls C] { ... }`: a procedure (only at the top level)."""
+
+    kind: Literal["proc"] = "proc"
+    name: str
+    params: list[str]
+    depth: Expr | None = None
+    calls: Expr | None = None
+    body: list[Stmt]
+    origin: str | None = None  # the file it was included from (None: this file)
+
+
+class IncludeStmt(Node):
+    """`include "lib.alg"`: the procedures of another file, relative to this one."""
+
+    kind: Literal["include"] = "include"
+    path: str
+
+
+Stmt = (AssignStmt | LetStmt | RecordStmt | BreakStmt | IfStmt | WhileStmt | ForRangeStmt | ForNodesStmt | RoundStmt | ForallStmt
+        | CallStmt | ProcDef | IncludeStmt)
 
 
 # --------------------------------------------------------------- declarations
@@ -166,6 +204,11 @@ class Decl(Node):
     initial: Expr | None = None  # `:= expr` (or `= expr` on state): initial value
     generator: GeneratorCall | None = None
     pad: Expr | None = None
+    private: bool = False  # `private node a: ...`: an input kept out of the CLRS spec
+    index_names: list[str] = []  # `w[u, v]`: names of the datum's indices in its definition
+    index_span: Span = Span()
+    spec_name: str | None = None  # `as m`: its name in the CLRS spec (default: `name`)
+    spec_name_span: Span = Span()
 
 
 class Program(Node):
@@ -179,7 +222,8 @@ class Program(Node):
     body: list[Stmt] = []
 
 
-for _m in (IndexExpr, UnaryExpr, BinaryExpr, CondExpr, CallExpr, AggExpr, AssignStmt, LValue,
+for _m in (IndexExpr, TupleExpr, UnaryExpr, BinaryExpr, CondExpr, CallExpr, AggExpr, AssignStmt, LValue,
            IfStmt, WhileStmt, ForRangeStmt, ForNodesStmt, RoundStmt, ForallStmt, LetStmt,
+           CallStmt, ProcDef, IncludeStmt,
            GeneratorCall, Decl, Program):
     _m.model_rebuild()

@@ -19,7 +19,7 @@ _TERMINAL_NAMES = {
     "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "COMMA": "','", "COLON": "':'", "NAME": "a name",
     "NUMBER": "a number", "EQUAL": "'='", "ASSIGN_OP": "'='", "COMP_OP": "a comparison",
     "ADD_OP": "'+' or '-'", "MUL_OP": "'*', '/', '//' or '%'", "$END": "end of file",
-    "AGG_OP": "an aggregation (min/max/sum/any/all/count)", "MINUS": "'-'", "PLUS": "'+'",
+    "AGG_OP": "an aggregation (min/max/sum/any/all/count/argmin/argmax)", "MINUS": "'-'", "PLUS": "'+'",
     "DOT": "'.'", "_ELSE": "`else`", "INT": "an integer", "TILDE": "'~'", "MORETHAN": "'>'",
     "LESSTHAN": "'<'", "STAR": "'*'", "SLASH": "'/'",
 }
@@ -45,6 +45,7 @@ class _JoinBracketedLines:
 @lru_cache(maxsize=1)
 def _parser() -> lark.Lark:
     return lark.Lark(_GRAMMAR.read_text(), parser="lalr", propagate_positions=True,
+                     start=["start", "library"],
                      maybe_placeholders=True, postlex=_JoinBracketedLines(), cache=True)
 
 
@@ -106,8 +107,14 @@ class _ToAst(Transformer):
     def neg(self, meta, c):
         return ast.UnaryExpr(op="-", operand=c[0], span=_span(meta))
 
+    def bnot(self, meta, c):
+        return ast.UnaryExpr(op="~", operand=c[0], span=_span(meta))
+
     def cond(self, meta, c):
         return ast.CondExpr(then=c[0], cond=c[1], otherwise=c[2], span=_span(meta))
+
+    def tuple_(self, meta, c):
+        return ast.TupleExpr(items=list(c), span=_span(meta))
 
     def call(self, meta, c):
         return ast.CallExpr(func=str(c[0]), args=[x for x in c[1:] if x is not None],
@@ -139,13 +146,14 @@ class _ToAst(Transformer):
         return list(c)
 
     def combiner(self, meta, c):
-        return (str(c[0]), _span(c[0]))
+        return (str(c[0]), _span(c[0]), c[1])
 
     def assign(self, meta, c):
         targets, op, values, comb = c
         return ast.AssignStmt(targets=targets, op=str(op), values=values,
                               combiner=comb[0] if comb else None,
-                              combiner_span=comb[1] if comb else None, span=_span(meta))
+                              combiner_span=comb[1] if comb else None,
+                              combiner_key=comb[2] if comb else None, span=_span(meta))
 
     def let(self, meta, c):
         return ast.LetStmt(name=str(c[0]), value=c[1], span=_span(meta))
@@ -166,14 +174,31 @@ class _ToAst(Transformer):
         return ast.IfStmt(cond=cond, then=then, otherwise=other or [], span=_span(meta))
 
     def while_stmt(self, meta, c):
-        return ast.WhileStmt(cond=c[0], bound=c[1], body=c[2], span=_span(meta))
+        return ast.WhileStmt(cond=c[0], bound=c[1], whp=c[2] is not None, body=c[3],
+                             span=_span(meta))
 
     def for_range(self, meta, c):
-        return ast.ForRangeStmt(var=str(c[0]), start=c[1], stop=c[2], body=c[3], span=_span(meta))
+        return ast.ForRangeStmt(var=str(c[0]), start=c[1], stop=c[2], bound=c[3], body=c[4],
+                                span=_span(meta))
 
     def for_range_rev(self, meta, c):
-        return ast.ForRangeStmt(var=str(c[0]), start=c[1], stop=c[2], body=c[3], reverse=True,
-                                span=_span(meta))
+        return ast.ForRangeStmt(var=str(c[0]), start=c[1], stop=c[2], bound=c[3], body=c[4],
+                                reverse=True, span=_span(meta))
+
+    def range_bound(self, meta, c):
+        return c[0]
+
+    def call_stmt(self, meta, c):
+        return ast.CallStmt(name=str(c[0]), args=[x for x in c[1:] if x is not None],
+                            span=_span(meta))
+
+    def include_stmt(self, meta, c):
+        return ast.IncludeStmt(path=str(c[0])[1:-1], span=_span(meta))
+
+    def proc_def(self, meta, c):
+        *names, depth, calls, body = c
+        return ast.ProcDef(name=str(names[0]), params=[str(x) for x in names[1:] if x is not None],
+                           depth=depth, calls=calls, body=body, span=_span(meta))
 
     def for_nodes(self, meta, c):
         return ast.ForNodesStmt(var=str(c[0]), key=c[1], body=c[2], span=_span(meta))
@@ -216,9 +241,21 @@ class _ToAst(Transformer):
     def location(self, meta, c):
         return str(c[0])
 
+    def decl_index(self, meta, c):
+        return ([str(x) for x in c if x is not None], _span(meta))
+
+    def spec_name(self, meta, c):
+        return (str(c[0]).strip('"'), _span(c[0]))
+
     def decl(self, meta, c):
-        stage, loc, name, (tname, targ), rhs, pad = c
+        stage, loc, name, index, spec_name, (tname, targ), rhs, pad = c
         fields: dict = {}
+        if stage == "private":  # an input that stays out of the CLRS spec
+            stage, fields["private"] = "input", True
+        if index is not None:
+            fields["index_names"], fields["index_span"] = index
+        if spec_name is not None:
+            fields["spec_name"], fields["spec_name_span"] = spec_name
         if rhs is not None:
             kind, value = rhs
             if kind == "derived" and stage == "state":
@@ -242,6 +279,9 @@ class _ToAst(Transformer):
     def header(self, meta, c):
         return (str(c[0]), _span(c[0]), c[1][1], c[2])
 
+    def library(self, meta, c):
+        return [x for x in c if x is not None]
+
     def start(self, meta, c):
         (name, name_span, nodes, (_, kind, gin, gspan)), *rest = [x for x in c if x is not None]
         decls = [x for x in rest if isinstance(x, ast.Decl)]
@@ -261,12 +301,30 @@ def _describe_expected(expected: set[str]) -> str:
 
 def parse(source: str, path: str = "<string>") -> ast.Program:
     """Parse source text; raise `AlgError` with `E001`/`E002` diagnostics on bad syntax."""
-    if not "\n".join(line.split("#", 1)[0] for line in source.split("\n")).strip():
+    return _parse(source, path, "start")
+
+
+def parse_library(source: str, path: str = "<string>") -> list[ast.Stmt]:
+    """Parse an included file: top-level statements only (procedures and includes), no header."""
+    return _parse(source, path, "library")
+
+
+def is_library(source: str) -> bool:
+    """Whether a file is a library to include (it starts with `proc` or `include`, no header)."""
+    for line in source.split("\n"):
+        words = line.split("#", 1)[0].split()
+        if words:
+            return words[0] in ("proc", "include")
+    return False
+
+
+def _parse(source: str, path: str, start: str):
+    if start == "start" and not "\n".join(line.split("#", 1)[0] for line in source.split("\n")).strip():
         raise AlgError([Diagnostic(code="E003", message="empty file: expected `algorithm NAME`",
                                    path=path, help="start the file with `algorithm NAME`, "
                                    "`nodes n` and `graph complete`")])
     try:
-        tree = _parser().parse(source)
+        tree = _parser().parse(source, start=start)
     except RecursionError:
         raise _too_deep(path) from None
     except lark.exceptions.UnexpectedCharacters as e:

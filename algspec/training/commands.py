@@ -7,6 +7,7 @@ tensorflow) are imported inside the commands that train or evaluate.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import sys
 from pathlib import Path
@@ -123,6 +124,22 @@ def experiment_command(
         help="Only rewrite the report from finished runs.")] = False,
     dry_run: Annotated[bool, typer.Option(help="List the runs and exit.")] = False,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
+    jobs: Annotated[int, typer.Option(
+        "--jobs", "-j", help="Runs side by side, each in its own process with its own share "
+        "of GPU memory (with --launcher ray: the most in flight).")] = 1,
+    launcher: Annotated[str, typer.Option(
+        help="local (this machine) or ray (a Ray cluster: --address, else a local one).")
+    ] = "local",
+    address: Annotated[str | None, typer.Option(
+        help="Ray cluster address (e.g. auto, ray://head:10001) [default: start a local one].")
+    ] = None,
+    retries: Annotated[int, typer.Option(
+        help="Retries of a run whose worker died (a run that raises is not retried).")] = 1,
+    gpus_per_run: Annotated[float, typer.Option(
+        help="GPUs each Ray task asks for (0.25: four runs per GPU).")] = 0.0,
+    only: Annotated[list[str] | None, typer.Option(
+        help="Train only the runs whose folder name matches this shell pattern "
+        "(repeatable), e.g. 'frame0_mask_gat_*'.")] = None,
 ) -> None:
     """Run a resumable grid of trainings and write results.md (the paper's Table 2)."""
     from algspec.training.experiment import GridError, load_grid, plan, run_grid, write_report
@@ -132,12 +149,17 @@ def experiment_command(
         out = out or Path("runs") / grid.name
         if dry_run:
             for r in plan(grid, out):
-                print(f"{'done' if r.done else 'todo'}  {r.dir}")
+                if not only or any(fnmatch.fnmatchcase(r.dir.name, p) for p in only):
+                    print(f"{'done' if r.done else 'todo'}  {r.dir}")
             return
         if report_only:
             report = write_report(grid, out)
         else:
-            report = run_grid(grid, out, progress=progress)
+            if address and launcher != "ray":
+                raise GridError("--address needs --launcher ray")
+            report = run_grid(grid, out, progress=progress, jobs=jobs, launcher=launcher,
+                              address=address, retries=retries, gpus_per_run=gpus_per_run,
+                              only=only)
     except GridError as exc:
         raise _fail(str(exc)) from None
     print(f"{report['finished']}/{report['total']} runs finished; report: {out / 'results.md'}")

@@ -16,6 +16,27 @@ algorithm, and the processors, hidden sizes and seeds to cross them with;
 An algorithm ending in `.alg` or containing `/` is a path relative to the
 grid file; any other string is a dm-clrs algorithm name (`bubble_sort`).
 
+A grid may also (or instead) list *variants*: single algorithms, each a
+hypothesis tested against a reference score (the paper's), with its own
+training overrides or processors, reported as one table per hidden size
+under `variants_title`::
+
+    variants_title: Parallel search
+    reference: {label: "paper (Table 2)", score: 1.0}
+    variants:
+      - {name: frame0_mask, algorithm: parallel-search/ps_frame0_mask.alg,
+         note: "mask in the first hint frame"}
+      - {name: no_hints, algorithm: ../algorithms/parallel_search.alg,
+         train: {hint_mode: none}}
+      - {name: gat_full, algorithm: ../algorithms/parallel_search.alg,
+         processors: [gat_full]}
+    notes: |
+      Markdown written at the end of the report (the analysis).
+
+Variant runs go to `OUT/runs/<variant>_<processor>_h<hidden>_s<seed>/`.
+Runs are trained here one after another, or side by side by
+`algspec.training.launch` (`--jobs N`, `--launcher ray`).
+
 Runs go to `OUT/runs/<algorithm>_<processor>_h<hidden>_s<seed>/`. A run
 folder with `result.json` is done and skipped, so a killed grid resumes
 where it stopped and loses at most the run in progress (result.json is
@@ -25,6 +46,7 @@ figures) is rewritten from whatever runs are finished.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import math
 import os
@@ -40,6 +62,7 @@ import yaml
 from algspec.training.config import TrainConfig, check_processor, option_names
 
 ROLES = ("sequential", "parallel")
+LAUNCHERS = ("local", "ray")
 
 
 class GridError(ValueError):
@@ -57,6 +80,17 @@ class Task:
 
 
 @dataclass
+class Variant:
+    """One hypothesis: an algorithm plus training overrides, compared with a reference."""
+
+    name: str
+    algorithm: str
+    note: str = ""
+    processors: list[str] | None = None
+    train: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
 class Grid:
     name: str
     tasks: list[Task]
@@ -65,6 +99,10 @@ class Grid:
     seeds: list[int]
     train: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
+    variants: list[Variant] = field(default_factory=list)
+    variants_title: str = "Variants"
+    reference: dict[str, Any] | None = None
+    notes: str = ""  # markdown written at the end of the report (analysis, what was not run)
 
 
 @dataclass
@@ -72,12 +110,13 @@ class RunSpec:
     """One run of a grid: where it goes and its configuration."""
 
     task: str
-    role: str
+    role: str  # "sequential", "parallel" or "variant"
     processor: str
     hidden: int
     seed: int
     config: TrainConfig
     dir: Path
+    variant: str | None = None
 
     @property
     def done(self) -> bool:
@@ -116,7 +155,8 @@ def load_grid(path: str | Path) -> Grid:
         raise GridError(f"{path}: not valid YAML ({exc})") from exc
     if not isinstance(raw, dict):
         raise GridError(f"{path}: expected a mapping at the top level")
-    known = {"name", "tasks", "processors", "hidden", "seeds", "train"}
+    known = {"name", "tasks", "processors", "hidden", "seeds", "train", "variants",
+             "variants_title", "reference", "notes"}
     unknown = set(raw) - known
     if unknown:
         raise GridError(f"{path}: unknown key(s) {', '.join(sorted(unknown))}")
@@ -127,21 +167,16 @@ def load_grid(path: str | Path) -> Grid:
             raise GridError(f"{path}: tasks[{i}] needs name, sequential and parallel")
         tasks.append(Task(str(t["name"]), resolve_algorithm(str(t["sequential"]), base),
                           resolve_algorithm(str(t["parallel"]), base)))
-    if not tasks:
+    variants = _load_variants(raw.get("variants") or [], path, base)
+    if not tasks and not variants:
         raise GridError(f"{path}: no tasks")
-    processors = _as_list(raw.get("processors", ["mpnn"]), "processors", str)
-    for p in processors:
-        try:
-            check_processor(p)
-        except ValueError as exc:
-            raise GridError(f"{path}: {exc}") from exc
-    train = raw.get("train") or {}
-    if not isinstance(train, dict):
-        raise GridError(f"{path}: train must be a mapping of training options")
-    bad = set(train) - set(option_names()) | ({"processor", "hidden", "seed"} & set(train))
-    if bad:
-        raise GridError(f"{path}: train: option(s) not allowed here: {', '.join(sorted(bad))} "
-                        f"(allowed: {', '.join(o for o in option_names() if o not in ('processor', 'hidden', 'seed'))})")
+    processors = _check_processors(_as_list(raw.get("processors", ["mpnn"]), "processors", str),
+                                   path)
+    train = _check_train(raw.get("train") or {}, f"{path}: train")
+    reference = raw.get("reference")
+    if reference is not None and not (isinstance(reference, dict)
+                                      and isinstance(reference.get("score"), int | float)):
+        raise GridError(f"{path}: reference needs a numeric score (and optionally a label)")
     return Grid(
         name=str(raw.get("name") or path.stem),
         tasks=tasks,
@@ -150,16 +185,79 @@ def load_grid(path: str | Path) -> Grid:
         seeds=_as_list(raw.get("seeds", [0]), "seeds", int),
         train=dict(train),
         path=path,
+        variants=variants,
+        variants_title=str(raw.get("variants_title") or "Variants"),
+        reference=dict(reference) if reference else None,
+        notes=str(raw.get("notes") or ""),
     )
+
+
+def _check_processors(processors: list[str], path: Path) -> list[str]:
+    for p in processors:
+        try:
+            check_processor(p)
+        except ValueError as exc:
+            raise GridError(f"{path}: {exc}") from exc
+    return processors
+
+
+def _check_train(train: Any, where: str) -> dict[str, Any]:
+    if not isinstance(train, dict):
+        raise GridError(f"{where} must be a mapping of training options")
+    fixed = ("processor", "hidden", "seed")
+    bad = set(train) - set(option_names()) | (set(fixed) & set(train))
+    if bad:
+        raise GridError(f"{where}: option(s) not allowed here: {', '.join(sorted(bad))} "
+                        f"(allowed: {', '.join(o for o in option_names() if o not in fixed)})")
+    return dict(train)
+
+
+def _load_variants(raw: Any, path: Path, base: Path) -> list[Variant]:
+    if not isinstance(raw, list):
+        raise GridError(f"{path}: variants must be a list")
+    out: list[Variant] = []
+    for i, v in enumerate(raw):
+        if not isinstance(v, dict) or not {"name", "algorithm"} <= set(v):
+            raise GridError(f"{path}: variants[{i}] needs name and algorithm")
+        unknown = set(v) - {"name", "algorithm", "note", "processors", "train"}
+        if unknown:
+            raise GridError(f"{path}: variants[{i}]: unknown key(s) {', '.join(sorted(unknown))}")
+        name = str(v["name"])
+        if not name or any(not (c.isalnum() or c in "-_.") for c in name):
+            raise GridError(f"{path}: variants[{i}]: name {name!r} must be letters, digits, - _ .")
+        if name in {x.name for x in out}:
+            raise GridError(f"{path}: variants[{i}]: duplicate name {name!r}")
+        procs = v.get("processors")
+        out.append(Variant(
+            name=name,
+            algorithm=resolve_algorithm(str(v["algorithm"]), base),
+            note=str(v.get("note") or ""),
+            processors=(_check_processors(_as_list(procs, "processors", str), path)
+                        if procs is not None else None),
+            train=_check_train(v.get("train") or {}, f"{path}: variants[{i}].train"),
+        ))
+    return out
 
 
 def _stem(source: str) -> str:
     return Path(source).stem if source.endswith(".alg") else source
 
 
+def _run_stems(grid: Grid) -> dict[str, str]:
+    """Run-folder stem of each task algorithm: its file stem, with its folder's name in front
+    where two sources share a stem (clrs/bellman_ford.alg and parallel/bellman_ford.alg)."""
+    by_stem: dict[str, set[str]] = {}
+    for t in grid.tasks:
+        for role in ROLES:
+            by_stem.setdefault(_stem(t.source(role)), set()).add(t.source(role))
+    return {src: stem if len(srcs) == 1 else f"{Path(src).parent.name or 'clrs'}-{stem}"
+            for stem, srcs in by_stem.items() for src in srcs}
+
+
 def plan(grid: Grid, out: Path) -> list[RunSpec]:
     """Every run of the grid, seeds outermost so that a partial grid covers all cells."""
     runs = []
+    stems = _run_stems(grid)
     for seed in grid.seeds:
         for hidden in grid.hidden:
             for proc in grid.processors:
@@ -171,9 +269,20 @@ def plan(grid: Grid, out: Path) -> list[RunSpec]:
                                               seed=seed, **grid.train)
                         except (TypeError, ValueError) as exc:
                             raise GridError(f"train: {exc}") from exc
-                        name = f"{_stem(src)}_{proc}_h{hidden}_s{seed}"
+                        name = f"{stems[src]}_{proc}_h{hidden}_s{seed}"
                         runs.append(RunSpec(task.name, role, proc, hidden, seed, cfg,
                                             out / "runs" / name))
+        for hidden in grid.hidden:
+            for v in grid.variants:
+                for proc in v.processors or grid.processors:
+                    try:
+                        cfg = TrainConfig(algorithm=v.algorithm, processor=proc, hidden=hidden,
+                                          seed=seed, **{**grid.train, **v.train})
+                    except (TypeError, ValueError) as exc:
+                        raise GridError(f"variant {v.name}: train: {exc}") from exc
+                    runs.append(RunSpec(grid.variants_title, "variant", proc, hidden, seed, cfg,
+                                        out / "runs" / f"{v.name}_{proc}_h{hidden}_s{seed}",
+                                        variant=v.name))
     return runs
 
 
@@ -194,10 +303,29 @@ def run_grid(
     progress: bool = True,
     log: Callable[[str], None] = lambda s: print(s, file=sys.stderr),
     train_fn: Callable[..., dict] | None = None,
+    jobs: int = 1,
+    launcher: str = "local",
+    address: str | None = None,
+    retries: int = 1,
+    gpus_per_run: float = 0.0,
+    worker_cmd: list[str] | None = None,
+    only: list[str] | None = None,
 ) -> dict[str, Any]:
-    """Run every unfinished run of the grid, then write the report."""
-    if train_fn is None:
-        from algspec.training.trainer import train as train_fn
+    """Run every unfinished run of the grid, then write the report.
+
+    `jobs` = 1 with the local launcher trains in this process, one run after
+    another (`train_fn` stands in for the trainer in tests); `jobs` > 1 runs
+    that many worker processes side by side, and `launcher="ray"` sends the
+    runs to a Ray cluster (`address`) or a local Ray instance (see
+    `algspec.training.launch`). Either way a run is done only once its
+    result.json exists, so an interrupted grid resumes where it stopped.
+    `only` (shell patterns on run folder names) restricts which runs are
+    trained now; the report still covers every finished run.
+    """
+    if launcher not in LAUNCHERS:
+        raise GridError(f"unknown launcher {launcher!r}; valid: {', '.join(LAUNCHERS)}")
+    if jobs < 1 or retries < 0:
+        raise GridError("jobs must be at least 1 and retries at least 0")
     runs = plan(grid, out)
     missing = sorted({r.config.algorithm for r in runs
                       if r.config.algorithm.endswith(".alg")
@@ -211,19 +339,36 @@ def run_grid(
                 "use another output folder or delete that run"
             )
     out.mkdir(parents=True, exist_ok=True)
-    todo = [r for r in runs if not r.done]
-    log(f"{grid.name}: {len(runs)} runs, {len(runs) - len(todo)} done, {len(todo)} to go")
+    unfinished = [r for r in runs if not r.done]
+    todo = [r for r in unfinished
+            if not only or any(fnmatch.fnmatchcase(r.dir.name, pat) for pat in only)]
+    log(f"{grid.name}: {len(runs)} runs, {len(runs) - len(unfinished)} done, "
+        f"{len(unfinished)} to go" + (f", {len(todo)} of them now" if only else "")
+        + (f" ({launcher}, {jobs} at a time)" if jobs > 1 or launcher != "local" else ""))
     failures = []
-    for k, r in enumerate(todo, 1):
-        log(f"[{k}/{len(todo)}] {r.task} {r.role}: {_stem(r.config.algorithm)} "
-            f"{r.processor} h{r.hidden} seed {r.seed} -> {r.dir}")
-        try:
-            train_fn(r.config, r.dir, progress=progress)
-        except KeyboardInterrupt:
-            raise
-        except Exception as exc:  # noqa: BLE001 - one failed run must not stop the grid
-            failures.append(f"{r.dir.name}: {type(exc).__name__}: {exc}")
-            log(f"  failed: {type(exc).__name__}: {exc}")
+    if launcher == "ray" or jobs > 1:
+        from algspec.training import launch
+
+        if launcher == "ray":
+            outcomes = launch.run_ray(todo, log, address=address, jobs=jobs if jobs > 1 else None,
+                                      retries=retries, gpus_per_run=gpus_per_run,
+                                      train_fn=train_fn)
+        else:
+            outcomes = launch.run_local(todo, jobs, log, retries=retries, worker_cmd=worker_cmd)
+        failures = [f"{o.run.dir.name}: {o.error}" for o in outcomes if not o.ok]
+    else:
+        if train_fn is None:
+            from algspec.training.trainer import train as train_fn
+        for k, r in enumerate(todo, 1):
+            log(f"[{k}/{len(todo)}] {r.task} {r.role}: {_stem(r.config.algorithm)} "
+                f"{r.processor} h{r.hidden} seed {r.seed} -> {r.dir}")
+            try:
+                train_fn(r.config, r.dir, progress=progress)
+            except KeyboardInterrupt:
+                raise
+            except Exception as exc:  # noqa: BLE001 - one failed run must not stop the grid
+                failures.append(f"{r.dir.name}: {type(exc).__name__}: {exc}")
+                log(f"  failed: {type(exc).__name__}: {exc}")
     report = write_report(grid, out)
     report["failures"] = failures
     return report
@@ -252,7 +397,8 @@ def collect(grid: Grid, out: Path) -> list[dict[str, Any]]:
             continue
         res = json.loads((r.dir / "result.json").read_text())
         rows.append({"task": r.task, "role": r.role, "processor": r.processor,
-                     "hidden": r.hidden, "seed": r.seed, "dir": str(r.dir), "result": res})
+                     "hidden": r.hidden, "seed": r.seed, "dir": str(r.dir), "result": res,
+                     "variant": r.variant})
     return rows
 
 
@@ -299,9 +445,13 @@ def write_report(grid: Grid, out: Path) -> dict[str, Any]:
                      f"on sizes {first.get('train_sizes')}; best-by-validation parameters tested. "
                      f"Train + test time of the finished runs: {wall / 60:.1f} min.")
     lines.append("")
+    from algspec.training.efficiency_table import efficiency_section
+
+    eff_lines, eff_table = efficiency_section(grid.tasks, table, _stem)
+    lines += eff_lines
     figures: dict[str, str] = {}
     time_ratios: dict[int, dict[str, dict[str, float]]] = {}
-    for h in grid.hidden:
+    for h in grid.hidden if grid.tasks else []:
         lines += [f"## Hidden size {h}", ""]
         head1 = "| Arch. | " + " | ".join(f"{t.name} seq. | {t.name} par." for t in grid.tasks) + " |"
         head2 = "|---|" + "---|---|" * len(grid.tasks)
@@ -366,6 +516,10 @@ def write_report(grid: Grid, out: Path) -> dict[str, Any]:
         figs = [f for k, f in figures.items() if k.endswith(f"_h{h}")]
         if figs:
             lines += [f"![{f}]({f})" for f in figs] + [""]
+    variant_lines, variant_table = _variants_section(grid, rows)
+    lines += variant_lines
+    if grid.notes.strip():
+        lines += [grid.notes.strip(), ""]
     (out / "results.md").write_text("\n".join(lines) + "\n")
     report = {
         "grid": grid.name,
@@ -374,12 +528,67 @@ def write_report(grid: Grid, out: Path) -> dict[str, Any]:
         "table": {str(h): v for h, v in table.items()},
         "time_ratio": {str(h): v for h, v in time_ratios.items()},
         "figures": figures,
+        "variants": variant_table,
+        "efficiency": eff_table,
         "runs": rows,
     }
     tmp = out / "results.json.tmp"
     tmp.write_text(json.dumps(report, indent=2) + "\n")
     os.replace(tmp, out / "results.json")
     return report
+
+
+def _variants_section(grid: Grid, rows: list[dict[str, Any]]
+                      ) -> tuple[list[str], dict[str, Any]]:
+    """The variants' table (one per hidden size): test score per processor beside the reference.
+
+    Each cell is the out-of-distribution test micro-F1 (mean ± sample std over
+    the finished seeds, their count as `n=`), then the validation score in
+    brackets, so a variant that fails in distribution is told apart from one
+    that fails to generalise.
+    """
+    if not grid.variants:
+        return [], {}
+    procs: list[str] = []
+    for v in grid.variants:
+        for p in v.processors or grid.processors:
+            if p not in procs:
+                procs.append(p)
+    ref = grid.reference
+    ref_label = str(ref.get("label", "reference")) if ref else None
+    lines = [f"## {grid.variants_title}", ""]
+    if ref:
+        lines += [(f"Reference: {ref_label}, {100 * float(ref['score']):.1f}% for every processor. "
+                  "Cells: test micro-F1, mean ± std over seeds (n = finished seeds), "
+                  "validation in brackets; Δ is the best processor's mean minus the reference."),
+                  ""]
+    data: dict[str, Any] = {}
+    for h in grid.hidden:
+        lines += [f"### {grid.variants_title}, hidden {h}", "",
+                  "| Variant | " + " | ".join(procs) + (" | Δ best |" if ref else " |")
+                  + " What changes |",
+                  "|---|" + "---|" * len(procs) + ("---|" if ref else "") + "---|"]
+        data[str(h)] = {}
+        for v in grid.variants:
+            cells, best = [], None
+            data[str(h)][v.name] = {}
+            for p in procs:
+                sel = [x["result"] for x in rows if x.get("variant") == v.name
+                       and x["hidden"] == h and x["processor"] == p]
+                if not sel:
+                    cells.append("–" if p in (v.processors or grid.processors) else "")
+                    continue
+                mean, std = _mean_std([s["test"]["score"] for s in sel])
+                val = statistics.fmean(s["val"]["score"] for s in sel)
+                data[str(h)][v.name][p] = {"mean": mean, "std": std, "n": len(sel), "val": val}
+                best = mean if best is None else max(best, mean)
+                cells.append(f"{100 * mean:.1f}% ± {100 * std:.1f} (n={len(sel)}) "
+                             f"[{100 * val:.1f}]")
+            delta = ([f"{100 * (best - float(ref['score'])):+.1f}" if best is not None else "–"]
+                     if ref else [])
+            lines.append(f"| {v.name} | " + " | ".join(cells + delta) + f" | {v.note} |")
+        lines.append("")
+    return lines, data
 
 
 def _slug(name: str) -> str:

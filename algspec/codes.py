@@ -1,0 +1,197 @@
+"""The one registry of diagnostic codes: E (parser, checks), L/W (lint), R (run time).
+
+Every `Diagnostic` is built with a code from `CODES` (an unknown code is a
+`ValueError` when the diagnostic is made, and `tests/test_diagnostics.py`
+checks that every code written in the sources is registered). The README's
+code table is `markdown_table()`, tested to agree; `algspec explain CODE`
+prints one entry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+SeverityName = Literal["error", "warning", "info"]
+
+
+@dataclass(frozen=True)
+class Code:
+    code: str
+    severity: SeverityName
+    source: Literal["parser", "checks", "lint", "efficiency", "runtime"]
+    title: str
+    doc: str
+
+
+def _c(code: str, severity: SeverityName, source, title: str, doc: str) -> Code:
+    return Code(code, severity, source, title, doc)
+
+
+_E, _W = "error", "warning"
+
+_ALL = [
+    # ---------------------------------------------------------------- parser
+    _c("E001", _E, "parser", "unexpected character",
+       "A character that no token starts with (e.g. `$`)."),
+    _c("E002", _E, "parser", "syntax error",
+       "The parser expected something else here; the message lists what it expected."),
+    _c("E003", _E, "parser", "empty file", "A file must start with `algorithm NAME`."),
+    _c("E004", _E, "parser", "expression nested too deeply",
+       "Nesting deeper than the parser and checks support; split the expression with `let`."),
+    # ---------------------------------------------------------------- declarations
+    _c("E101", _E, "checks", "duplicate declaration",
+       "A name declared twice, two probes with one CLRS spec name (`as`), or a "
+       "processor/loop/aggregation/index variable that shadows a name."),
+    _c("E102", _E, "checks", "unknown type",
+       "Not a CLRS type (scalar, mask, mask_one, pointer, categorical(K), permutation) nor a "
+       "state type (int, float, bool)."),
+    _c("E103", _E, "checks", "type not allowed for this stage or location",
+       "E.g. a CLRS type on state, `mask_one` at graph level, a permutation off nodes, "
+       "categorical without K, a `pos` that is not a node scalar input, `as` on data outside "
+       "the spec."),
+    _c("E104", _E, "checks", "unknown generator",
+       "No generator of that name, or it makes data at another location."),
+    _c("E105", _E, "checks", "bad generator parameters",
+       "Unknown, repeated, non-constant or out-of-range generator parameters, or a misplaced `pad`."),
+    _c("E106", _E, "checks", "input without a generator or a definition",
+       "Every input needs `~ generator(...)` or `= expr`; only inputs are generated."),
+    _c("E107", _E, "checks", "derived data refers to something it cannot",
+       "Views defined from each other in a circle, an input defined from non-inputs, an "
+       "initial value reading later state."),
+    _c("E108", _E, "checks", "bad interconnection graph",
+       "`graph input A` needs an edge mask input `A`; `adj` is reserved for built-in graphs."),
+    _c("E109", _E, "checks", "reserved name",
+       "n, N, m, index, inf, nodes, true and false are built in. A probe whose CLRS name is "
+       "one of them keeps it with `as` (`hint node m_ as m: mask_one`); `pos` may be declared "
+       "(`input node pos: scalar = ...`)."),
+    _c("E110", _E, "checks", "generator output does not fit the declared type",
+       "The generator draws values the input's type cannot hold (`mask_one ~ uniform()`, "
+       "`categorical(3) ~ random_string()`); docs/generators.md lists what each draws."),
+    # ---------------------------------------------------------------- expressions
+    _c("E201", _E, "checks", "location mismatch (array used as a value or vice versa)",
+       "A node/edge array used without an index where one value is needed, or an array value "
+       "assigned to one place."),
+    _c("E202", _E, "checks", "wrong number of indices",
+       "Node data takes one index, edge data two, graph data none."),
+    _c("E203", _E, "checks", "index is not an integer",
+       "Indices, range ends and neighbourhood nodes must be ints."),
+    _c("E204", _E, "checks", "pointer used as a scalar",
+       "Pointers (and permutations, categories) are node indices: compare them or index with "
+       "them; arithmetic with floats, `sqrt`, `-p` or combining writes `by sum` treat them as "
+       "numbers. `float(p)` converts explicitly."),
+    _c("E205", _E, "checks", "type mismatch",
+       "An operator, builtin, condition or store got a dtype its rule in `algspec/ops.py` "
+       "rejects."),
+    _c("E206", _E, "checks", "unknown name", "Not declared, not a local, not built in."),
+    _c("E207", _E, "checks", "unknown function or wrong arguments",
+       "Not a builtin of `algspec/ops.py` nor a whole-array function (onehot, adjacency, "
+       "transpose, chain), or the wrong number of arguments."),
+    # ---------------------------------------------------------------- writes
+    _c("E301", _E, "checks", "write to an input", "Inputs are read-only; copy them into state."),
+    _c("E302", _E, "checks", "write to derived data",
+       "A view (`= expr`) is recomputed from what it reads; write that instead."),
+    _c("E303", _E, "checks", "assignment shape mismatch",
+       "Different numbers of targets and values, or `+=` with several targets."),
+    _c("E401", _E, "checks", "concurrent write without a combiner",
+       "Several processors of a `forall` may write one place: say how the writes combine "
+       "(`by priority|min|max|sum|any|all`). A write is conflict-free when its indices are "
+       "distinct processor variables covering every processor variable."),
+    _c("E402", _E, "checks", "unknown combiner", "Combiners: min, max, sum, any, all, priority."),
+    _c("E403", _E, "checks", "combiner outside a parallel update",
+       "`by ...` only applies to the writes of a `forall`."),
+    # ---------------------------------------------------------------- control
+    _c("E501", _E, "checks", "statement not allowed inside a round",
+       "Rounds hold `forall`s and single writes; loops, `record` and nested rounds go outside."),
+    _c("E502", _E, "checks", "forall outside a round body or nested",
+       "Use `forall v, u` for edges instead of nesting."),
+    _c("E503", _E, "checks", "break outside a loop", "`break` leaves the innermost loop."),
+    _c("E601", _E, "checks", "loop bound is not an expression in n and m",
+       "Bounds and node counts may use constants, n, N, m and the builtins only."),
+    _c("E602", _E, "checks", "range is not statically bounded",
+       "The end of a `for` range must be an expression in n and m; use `while ... bound`."),
+    _c("E604", _E, "checks", "loop without a bound",
+       "`while` needs `bound EXPR` (worst-case trips in n and m)."),
+    # ---------------------------------------------------------------- procedures
+    _c("E701", _E, "checks", "unknown procedure",
+       "A call statement `f(...)` names no `proc` of this file or of its includes."),
+    _c("E702", _E, "checks", "wrong number of arguments to a procedure",
+       "A call passes a different number of arguments than the `proc` has parameters."),
+    _c("E703", _E, "checks", "recursion without a bound",
+       "A procedure on a cycle of calls needs `depth D` (its stack depth, in n and m), and "
+       "`calls C` (invocations per outside call) unless it calls itself once, outside loops."),
+    _c("E704", _E, "checks", "include file missing",
+       "`include \"path.alg\"` names a file (relative to the including file) that cannot be read."),
+    _c("E705", _E, "checks", "include cycle", "A file includes itself, directly or through others."),
+    _c("E706", _E, "checks", "procedure or include out of place",
+       "`proc` and `include` belong at the top level; an included file holds only those."),
+    _c("E707", _E, "checks", "duplicate procedure",
+       "Two procedures of one name, in this file or its includes."),
+    _c("E708", _E, "checks", "procedure call inside a round",
+       "A procedure runs sequential statements: call it outside rounds."),
+    # ---------------------------------------------------------------- lint
+    _c("L101", _W, "lint", "declared but never used", "An input or state nothing reads."),
+    _c("L102", _W, "lint", "hint never changes (CLRS would make it an input)",
+       "A hint that is never written and not a view of written data."),
+    _c("L103", _W, "lint", "output never written", "An output with no definition, initial value "
+       "or write."),
+    _c("L104", _W, "lint", "loop only stopped by its bound",
+       "`while true` without `break`: the interpreter faults (R102) when the bound is hit."),
+    _c("W201", _W, "efficiency", "node efficiency O(1/n) or worse",
+       "Most processors idle in the rounds named; see docs/efficiency.md."),
+    _c("W202", _W, "efficiency", "sampling outgrows a declared loop bound",
+       "Measured trip counts grow faster than the bound (or hit it) at small sizes."),
+    # ---------------------------------------------------------------- run time
+    _c("R101", _E, "runtime", "index or pointer out of range",
+       "A read, write, pointer probe or neighbourhood used a node index outside 0..N-1."),
+    _c("R102", _E, "runtime", "loop bound exceeded",
+       "A loop ran more iterations than its declared bound (a bound below 0 allows none)."),
+    _c("R103", _E, "runtime", "empty aggregation without a default",
+       "`min`/`max` over an empty set needs `default`."),
+    _c("R104", _E, "runtime", "integer division by zero", "`//` or `%` of ints by 0."),
+    _c("R105", _E, "runtime", "categorical out of range",
+       "A categorical value outside its K categories."),
+    _c("R106", _E, "runtime", "mask_one is not one-hot",
+       "A mask_one probe with zero or several true entries (or its node out of range)."),
+    _c("R107", _E, "runtime", "high-probability loop bound exceeded",
+       "A `while ... bound EXPR whp` loop ran more iterations than its bound, which holds only "
+       "with high probability. The sample's random draws are a pure function of its inputs, so "
+       "the fault is reproducible; choose a larger constant (e.g. `4 * log2(n) + 4`)."),
+    _c("R108", _E, "runtime", "recursion bound exceeded",
+       "A recursive procedure went deeper than its `depth` or made more invocations than its "
+       "`calls` bound for one outside call."),
+]
+
+CODES: dict[str, Code] = {c.code: c for c in _ALL}
+assert len(CODES) == len(_ALL), "duplicate code"
+
+
+def get(code: str) -> Code:
+    """The registered code; `ValueError` for an unknown one (a bug in the emitter)."""
+    try:
+        return CODES[code]
+    except KeyError:
+        raise ValueError(f"unregistered diagnostic code {code!r}: add it to algspec/codes.py") \
+            from None
+
+
+def titles(prefix: str) -> dict[str, str]:
+    """code -> title for the codes starting with `prefix` (e.g. "E", "L", "W")."""
+    return {k: c.title for k, c in CODES.items() if k.startswith(prefix)}
+
+
+def markdown_table() -> str:
+    """The README table of codes (tests/test_diagnostics.py checks the README holds it)."""
+    rows = ["| code | severity | meaning |", "|---|---|---|"]
+    rows += [f"| {c.code} | {c.severity} | {c.title} |" for c in _ALL]
+    return "\n".join(rows)
+
+
+def explain(code: str) -> str:
+    """A code's full entry, for `algspec explain CODE`."""
+    c = get(code.upper())
+    return f"{c.code} ({c.severity}, {c.source}): {c.title}\n\n{c.doc}"
+
+
+if __name__ == "__main__":  # python -m algspec.codes > table, for the README
+    print(markdown_table())

@@ -1,0 +1,403 @@
+"""Count what data-independent guards select, summed over the loops around them.
+
+A guard that reads no input data (only `index`, loop variables, sizes and
+graph-level values computed from them, such as a `step` doubled every round)
+selects the same processors on every input. Its worst case is what it
+actually selects, and that can change from round to round: a tree reduction's
+`forall v where v % (2 * step) == 0` keeps n / 2^k processors in round k, so
+the rounds together do n - 1 units of work, not n log n.
+
+The selection is counted, not reasoned about: `measure_selections` runs the
+program's data-independent skeleton (its graph-level clock values, its loops
+run to their bound unless a data-independent condition stops them earlier,
+both branches of a data-dependent `if`) at several sizes n, and for every
+forall guard, and every `if` inside a forall, sums the processors selected
+over the whole run. `fit_share` turns the mean selected share per execution
+into a class `n^a log^b n` (a in {0, -1/2, ..., -2}, |b| <= 2) by the
+candidate that makes share / class most nearly constant across the sizes.
+The static analysis multiplies that share by the processors and by the loop
+bounds around the statement, so geometric series come out as the textbook
+classes (tree reduction: work n, eta 1/log n).
+
+Anything the skeleton cannot evaluate (a guard reading node data, an input
+graph's edges) is left to the worst-case rules of `algspec.efficiency.static`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from algspec import ir, ops
+from algspec.efficiency.asymptotic import Asymptotic
+
+# Sizes at which the skeleton runs; it stops early once a size costs too much.
+SIZES = (8, 16, 32, 64, 128, 256, 512, 1024, 2048)
+STEP_BUDGET = 3000       # statement executions per size
+TOTAL_BUDGET = 2500      # statement executions over all sizes (lint stays fast)
+MIN_SIZES = 4            # fewer sizes than this: no fit (fall back to the static rules)
+
+
+class _Unknown(Exception):
+    """The skeleton cannot evaluate this expression (it reads data)."""
+
+
+class _Budget(Exception):
+    """This size costs too many steps."""
+
+
+class _Break(Exception):
+    pass
+
+
+@dataclass
+class Selections:
+    """Selected processors per site: (forall id, "guard") or (if id, "then"/"else")."""
+
+    shares: dict[tuple[int, str], Asymptotic] = field(default_factory=dict)
+    raw: dict[tuple[int, str], list[tuple[int, float]]] = field(default_factory=dict)
+
+    def share(self, key: tuple[int, str]) -> Asymptotic | None:
+        return self.shares.get(key)
+
+
+def _edge_mask(kind: str, N: int) -> np.ndarray | None:
+    i = np.arange(N)[:, None]
+    j = np.arange(N)[None, :]
+    if kind == "complete":
+        return np.ones((N, N), bool)
+    if kind == "empty":
+        return i == j
+    if kind == "path":
+        return np.abs(i - j) <= 1
+    if kind == "star":
+        return (i == j) | (i == 0) | (j == 0)
+    return None
+
+
+class _Skeleton:
+    """Runs the data-independent part of a program at one size, counting selections."""
+
+    def __init__(self, prog: ir.Program, tainted: Callable[[ir.Expr], bool],
+                 names: set[str], n: int, size_of: Callable[..., float]):
+        self.prog = prog
+        self.tainted = tainted
+        self.names = names
+        self.n = n
+        self.N = int(size_of(prog.nodes, n, None))
+        self.emask = _edge_mask(prog.graph.kind, self.N)
+        self.E = float(self.emask.sum()) if self.emask is not None else float(self.N) ** 1.5
+        self.size_of = size_of
+        self.steps = 0
+        self.total: dict[tuple[int, str], float] = {}
+        self.execs: dict[tuple[int, str], int] = {}
+        self.procs: dict[tuple[int, str], float] = {}
+        self.unknown: set[tuple[int, str]] = set()
+        self.env: dict[str, object] = {}
+        for d in prog.decls:
+            if d.loc == ir.Loc.GRAPH and d.derived is None and d.name not in names:
+                src = d.initial
+                try:
+                    self.env[d.name] = self.ev(src, {}) if src is not None else 0
+                except _Unknown:
+                    pass
+
+    # ------------------------------------------------------------ expressions
+    def ev(self, e: ir.Expr, idx: dict[str, np.ndarray], env: dict | None = None):
+        env = self.env if env is None else env
+        if isinstance(e, ir.Const):
+            return e.value
+        if isinstance(e, ir.Size):
+            return {"n": self.n, "N": self.N, "m": self.E}[e.which]
+        if isinstance(e, ir.IndexVar):
+            if e.name not in idx:
+                raise _Unknown
+            return idx[e.name]
+        if isinstance(e, ir.VarRef):
+            if e.name in self.names or e.name not in env:
+                raise _Unknown
+            return env[e.name]
+        if isinstance(e, ir.Cond):
+            return np.where(self.ev(e.cond, idx, env), self.ev(e.then, idx, env),
+                            self.ev(e.otherwise, idx, env))
+        op = ops.op_of(e)
+        if op is None:
+            raise _Unknown  # reads of node/edge data, aggregations, chains
+        args = [e.operand] if isinstance(e, ir.Unary) else (
+            [e.left, e.right] if isinstance(e, ir.Binary) else list(e.args))
+        vals = [np.asarray(self.ev(a, idx, env)) for a in args]
+        try:
+            return op.numpy(*vals)
+        except (ZeroDivisionError, FloatingPointError, ValueError):
+            raise _Unknown from None
+
+    def _scalar(self, e: ir.Expr, env: dict | None = None):
+        v = np.asarray(self.ev(e, {}, env))
+        if v.shape != ():
+            raise _Unknown
+        return v.item()
+
+    def _tick(self) -> None:
+        self.steps += 1
+        if self.steps > STEP_BUDGET:
+            raise _Budget
+
+    # ------------------------------------------------------------ statements
+    def block(self, stmts: list[ir.Statement], certain: bool = True) -> None:
+        for s in stmts:
+            self.stmt(s, certain)
+
+    def _set(self, name: str, e: ir.Expr, env: dict) -> None:
+        try:
+            if name in self.names:
+                raise _Unknown
+            env[name] = self._scalar(e, env)
+        except _Unknown:
+            env.pop(name, None)
+
+    def stmt(self, s: ir.Statement, certain: bool) -> None:
+        self._tick()
+        if isinstance(s, ir.Assign):
+            for t, v in zip(s.targets, s.values):
+                if t.loc == ir.Loc.GRAPH and not t.indices:
+                    self._set(t.name, v, self.env)
+        elif isinstance(s, ir.Let):
+            self._set(s.name, s.value, self.env)
+        elif isinstance(s, ir.Break):
+            if certain:
+                raise _Break
+        elif isinstance(s, ir.If):
+            try:
+                c = bool(self._scalar(s.cond)) if not self.tainted(s.cond) else None
+            except _Unknown:
+                c = None
+            if c is not None:
+                self.block(s.then if c else s.otherwise, certain)
+                return
+            before = dict(self.env)
+            self.block(s.then, False)
+            after_then, self.env = self.env, dict(before)
+            self.block(s.otherwise, False)
+            self.env = {k: v for k, v in self.env.items()
+                        if k in after_then and _same(after_then[k], v)}
+        elif isinstance(s, (ir.While, ir.ForRange, ir.ForNodes)):
+            self.loop(s, certain)
+        elif isinstance(s, ir.Round):
+            snapshot = dict(self.env)
+            pending: dict[str, object] = {}
+            gone: set[str] = set()
+            for x in s.body:
+                if isinstance(x, ir.Forall):
+                    self.forall(x, snapshot)
+                elif isinstance(x, ir.Assign):
+                    for t, v in zip(x.targets, x.values):
+                        if t.loc == ir.Loc.GRAPH and not t.indices:
+                            try:
+                                if t.name in self.names:
+                                    raise _Unknown
+                                pending[t.name] = self._scalar(v, snapshot)
+                            except _Unknown:
+                                gone.add(t.name)
+                elif isinstance(x, ir.Let):
+                    self._set(x.name, x.value, snapshot)
+            for k in gone:
+                self.env.pop(k, None)
+            self.env.update(pending)
+        elif isinstance(s, ir.Forall):
+            self.forall(s, dict(self.env))
+        elif isinstance(s, ir.Proc):  # recursion is not run: forget what it may change
+            for x, _ in ir.walk_statements([s]):
+                if isinstance(x, ir.Assign):
+                    for t in x.targets:
+                        self.env.pop(t.name, None)
+                elif isinstance(x, (ir.Let, ir.Proc)):
+                    for name in [x.name] if isinstance(x, ir.Let) else x.params:
+                        self.env.pop(name, None)
+                elif isinstance(x, (ir.ForRange, ir.ForNodes)):
+                    self.env.pop(x.var, None)
+                elif isinstance(x, ir.Forall):
+                    self.unknown.add((x.id, "guard"))
+                elif isinstance(x, ir.If):
+                    self.unknown.update({(x.id, "then"), (x.id, "else")})
+
+    def loop(self, s: ir.Statement, certain: bool) -> None:
+        try:
+            bound = math.ceil(self.size_of(s.bound, self.n, self.E, self.N)) \
+                if not isinstance(s, ir.ForNodes) else self.N
+        except (ValueError, ArithmeticError):
+            raise _Unknown from None
+        ks: list | range
+        var = getattr(s, "var", None)
+        if isinstance(s, ir.ForRange):
+            try:
+                lo, hi = int(self._scalar(s.start)), int(self._scalar(s.stop))
+                ks = range(hi - 1, lo - 1, -1) if s.reverse else range(lo, hi)
+                ks = list(ks)[:max(bound, 0)]
+            except _Unknown:
+                ks = [None] * max(bound, 0)
+        else:
+            ks = [None] * max(bound, 0)
+        for k in ks:
+            if isinstance(s, ir.While) and not self.tainted(s.cond):
+                try:
+                    if not bool(self._scalar(s.cond)):
+                        break
+                except _Unknown:
+                    pass
+            if var is not None:
+                if k is None or var in self.names:
+                    self.env.pop(var, None)
+                else:
+                    self.env[var] = k
+            try:
+                self.block(s.body, certain)
+            except _Break:
+                break
+
+    # ------------------------------------------------------------ processors
+    def forall(self, s: ir.Forall, env: dict) -> None:
+        self.steps += 4  # processors cost more than a sequential statement
+        N = self.N
+        if len(s.vars) == 1:
+            idx = {s.vars[0]: np.arange(N)}
+            base = np.ones(N, bool)
+        else:
+            if self.emask is None:
+                self.unknown.add((s.id, "guard"))
+                return
+            idx = {s.vars[0]: np.arange(N)[:, None], s.vars[1]: np.arange(N)[None, :]}
+            base = self.emask
+        procs = float(base.sum())
+        mask = base
+        key = (s.id, "guard")
+        if s.guard is not None:
+            try:
+                if self.tainted(s.guard):
+                    raise _Unknown
+                mask = base & np.broadcast_to(self.ev(s.guard, idx, env), base.shape)
+                self._count(key, float(mask.sum()), procs)
+            except _Unknown:
+                self.unknown.add(key)
+                return
+        self.body(s.body, idx, mask, procs, dict(env))
+
+    def body(self, stmts: list[ir.Statement], idx: dict, mask: np.ndarray, procs: float,
+             env: dict) -> None:
+        for x in stmts:
+            if isinstance(x, ir.Let):
+                try:
+                    if self.tainted(x.value):
+                        raise _Unknown
+                    env[x.name] = self.ev(x.value, idx, env)
+                except _Unknown:
+                    env.pop(x.name, None)
+            elif isinstance(x, ir.If):
+                try:
+                    if self.tainted(x.cond):
+                        raise _Unknown
+                    c = np.broadcast_to(self.ev(x.cond, idx, env), mask.shape)
+                except _Unknown:
+                    self.unknown.update({(x.id, "then"), (x.id, "else")})
+                    continue
+                for side, sel, sub in (("then", mask & c, x.then), ("else", mask & ~c,
+                                                                     x.otherwise)):
+                    self._count((x.id, side), float(sel.sum()), procs)
+                    self.body(sub, idx, sel, procs, dict(env))
+
+    def _count(self, key: tuple[int, str], selected: float, procs: float) -> None:
+        self.total[key] = self.total.get(key, 0.0) + selected
+        self.execs[key] = self.execs.get(key, 0) + 1
+        self.procs[key] = procs
+
+
+def _same(a, b) -> bool:
+    try:
+        return bool(np.all(np.asarray(a) == np.asarray(b)))
+    except (TypeError, ValueError):
+        return False
+
+
+def fit_share(sizes: list[int], shares: list[float]) -> Asymptotic:
+    """The class n^a log^b n that makes share / class most nearly constant over `sizes`.
+
+    Among candidates that fit about equally well (within 0.05 of the best
+    spread of log(share / class)) the simplest wins: smallest |b|, then a
+    closest to 0. A share that is zero at every size is the class 0.
+    """
+    pts = [(s, v) for s, v in zip(sizes, shares) if v > 0]
+    if not pts:
+        return Asymptotic.const(0)
+    if len(pts) < 2:
+        return Asymptotic.const(1)
+    ln = np.log([p[0] for p in pts])
+    lln = np.log(np.log2([p[0] for p in pts]))
+    y = np.log([p[1] for p in pts])
+    cands = []
+    for a in (0.0, -0.5, -1.0, -1.5, -2.0):
+        for b in (0, -1, 1, -2, 2):
+            if a == 0 and b > 0:
+                continue  # a share never exceeds 1
+            r = y - a * ln - b * lln
+            cands.append((float(np.max(r) - np.min(r)), abs(b), -a, a, b))
+    best = min(c[0] for c in cands)
+    ok = [c for c in cands if c[0] <= best + 0.05]
+    _, _, _, a, b = min(ok, key=lambda c: (c[1], c[2]))
+    return Asymptotic.term(n=a, log=b)
+
+
+def measure_selections(prog: ir.Program, tainted: Callable[[ir.Expr], bool], names: set[str],
+                       size_of: Callable[..., float]) -> Selections:
+    """Run the skeleton at growing sizes and fit each site's mean selected share."""
+    memo: dict[int, tuple[ir.Expr, bool]] = {}
+    raw_taint = tainted
+
+    def cached(e: ir.Expr) -> bool:
+        hit = memo.get(id(e))
+        if hit is None or hit[0] is not e:
+            hit = memo[id(e)] = (e, raw_taint(e))
+        return hit[1]
+
+    tainted = cached
+    out = Selections()
+    per_size: list[_Skeleton] = []
+    spent = 0
+    with np.errstate(all="ignore"):
+        for n in SIZES:
+            sk = _Skeleton(prog, tainted, names, n, size_of)
+            try:
+                sk.block(prog.body)
+            except (_Budget, _Unknown, _Break):
+                break
+            per_size.append(sk)
+            spent += sk.steps
+            if spent > TOTAL_BUDGET:
+                break
+    if len(per_size) < MIN_SIZES:
+        return out
+    keys = set().union(*(sk.total.keys() for sk in per_size))
+    unknown = set().union(*(sk.unknown for sk in per_size))
+    for key in keys - unknown:
+        pts = [(sk.n, sk.total[key] / (sk.execs[key] * sk.procs[key]))
+               for sk in per_size if key in sk.total and sk.procs.get(key)]
+        if len(pts) < MIN_SIZES:
+            continue
+        out.raw[key] = pts
+        out.shares[key] = fit_share([p[0] for p in pts], [p[1] for p in pts])
+    return out
+
+
+def has_sites(prog: ir.Program, tainted: Callable[[ir.Expr], bool]) -> bool:
+    """Whether any forall guard or `if` in a forall is data-independent (worth counting)."""
+    for s, parents in ir.walk_statements(prog.body):
+        if isinstance(s, ir.Forall) and s.guard is not None and not tainted(s.guard):
+            return True
+        if isinstance(s, ir.If) and any(isinstance(p, ir.Forall) for p in parents) \
+                and not tainted(s.cond):
+            return True
+    return False
+
+
+__all__ = ["SIZES", "Selections", "fit_share", "has_sites", "measure_selections"]

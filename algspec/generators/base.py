@@ -1,0 +1,280 @@
+"""The `Generator` record, its value domain, and parameter validation.
+
+A generator is a named, parameterised input distribution.  Besides drawing,
+it declares *what* it draws (`location`, `Domain`), so that a file whose
+declared type cannot hold that output (`mask_one ~ uniform()`) is rejected at
+load time rather than silently giving all-true masks when sampled.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from algspec.generators.params import at_size, describe, expr_dtype, is_expr, text
+
+ParamValue = float | int | bool
+Location = Literal["node", "graph", "edge"]
+DomainKind = Literal["real", "int", "bool", "one_hot", "categorical", "pointer", "bijection",
+                     "list"]
+Params = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Domain:
+    """The set of values a generator draws, per node/edge/graph entry.
+
+    - `real`: any real number (`low`/`high` are the range when known);
+    - `int`: integers in [`low`, `high`] (inclusive; None = depends on n);
+    - `bool`: 0/1;
+    - `one_hot`: 0/1 with exactly one 1 per sample (CLRS `mask_one`);
+    - `categorical`: integers in [0, `k`);
+    - `pointer`: node indices in [0, n);
+    - `bijection`: a permutation of the nodes, as pointers (node i -> sigma(i));
+    - `list`: predecessor pointers of a linked list over all nodes, the head
+      pointing to itself (CLRS's `probing.array`, its `should_be_permutation`).
+
+    `known=False`: the kind is right but the bounds are not known before n is
+    (a parameter is an expression in n), so only the kind is checked.
+    """
+
+    kind: DomainKind
+    low: float | None = None
+    high: float | None = None
+    k: int | None = None
+    known: bool = True  # False: bounds depend on parameters given as expressions in n
+
+    def __str__(self) -> str:
+        if self.kind == "real":
+            if self.low is None or self.high is None:
+                return "real numbers"
+            return f"real numbers in [{self.low:g}, {self.high:g})"
+        if self.kind == "int":
+            lo = "?" if self.low is None else f"{self.low:g}"
+            hi = "n-dependent" if self.high is None else f"{self.high:g}"
+            return f"integers in [{lo}, {hi}]"
+        return {
+            "bool": "booleans (0/1)",
+            "one_hot": "one-hot node masks (one node per sample)",
+            "categorical": f"categories 0..{(self.k or 0) - 1}",
+            "pointer": "node pointers",
+            "bijection": "permutations of the nodes (as pointers)",
+            "list": "linked-list predecessor pointers (CLRS's permutation encoding)",
+        }[self.kind]
+
+
+Check = Callable[[Params], list[str]]
+
+
+def _no_check(_p: Params) -> list[str]:
+    return []
+
+
+@dataclass(frozen=True)
+class Generator:
+    """A named, parameterised input distribution.
+
+    `defaults` doubles as the list of accepted parameter names and their types:
+    a parameter whose default is a bool only accepts bools, an int default only
+    ints, a float default any real number.  Parameters named in `choice` also
+    accept a non-empty list of such values: each sample then draws its value
+    uniformly from the list (CLRS's `p=(0.5,)` tuples and `rng.choice(p)`).
+
+    `draw(rng, batch, n, **params)` returns the batch; for a generator that is
+    one field (`part`) of a jointly drawn group (`group`), it returns a dict of every
+    field's array, and inputs of one group with equal parameters share a draw
+    (see `draw_inputs`).  `size(n, params)` is the number of nodes drawn (n
+    unless the distribution fixes another, e.g. optimal BST's n + 1 `q`).
+    """
+
+    name: str
+    location: Location
+    defaults: Mapping[str, ParamValue]
+    doc: str
+    draw: Callable[..., Any] = field(repr=False)
+    check: Check = field(repr=False, default=_no_check)
+    domain: Domain | Callable[[Params], Domain] = field(default=Domain("real"))
+    size: Callable[[int, Params], int] | None = field(repr=False, default=None)
+    group: str | None = None
+    part: str | None = None  # the field of the group's joint draw this generator gives
+    choice: frozenset[str] = frozenset()
+
+    def resolve(self, params: Mapping[str, Any]) -> Params:
+        """Defaults overridden by `params`; raises ValueError on bad parameters."""
+        errors = _validate(self, params)
+        if errors:
+            raise ValueError("; ".join(errors))
+        return {**self.defaults, **params}
+
+    def resolve_at(self, params: Mapping[str, Any], batch: int, n: int) -> Params:
+        """`resolve` after evaluating parameters that are expressions in n."""
+        if batch < 0 or n < 1:
+            raise ValueError(f"{self.name}: need batch >= 0 and n >= 1, got {batch}, {n}")
+        try:
+            return self.resolve(at_size(params, n))
+        except ValueError as e:
+            exprs = describe(params, n)
+            raise ValueError(f"{e} (at n = {n}: {exprs})" if exprs else str(e)) from None
+
+    def domain_of(self, params: Mapping[str, Any] | None = None) -> Domain:
+        """The value domain for these (resolved or partial) parameters.
+
+        With a parameter given as an expression in n, only the kind is known.
+        """
+        if isinstance(self.domain, Domain):
+            return self.domain
+        merged = {**self.defaults, **(params or {})}
+        if any(is_expr(v) for v in merged.values()):
+            return Domain(self.domain(dict(self.defaults)).kind, known=False)
+        return self.domain(merged)
+
+    def count(self, n: int, params: Params) -> int:
+        """Number of nodes drawn at problem size n."""
+        return n if self.size is None else int(self.size(n, params))
+
+    def shape(self, batch: int, n: int, params: Params) -> tuple[int, ...]:
+        c = self.count(n, params)
+        return {"node": (batch, c), "graph": (batch,), "edge": (batch, c, c)}[self.location]
+
+    def sample(self, rng: np.random.Generator, batch: int, n: int, **params: Any) -> np.ndarray:
+        """Draw `batch` independent samples of size `n` as float64.
+
+        Shape: `[batch, size]` (node), `[batch]` (graph) or `[batch, size, size]`
+        (edge), where size is n unless the generator fixes another.
+        """
+        resolved = self.resolve_at(params, batch, n)
+        out = self.draw(rng, batch, n, **resolved)
+        if self.group is not None:
+            out = out[self.part]
+        out = np.asarray(out, dtype=np.float64)
+        expected = self.shape(batch, n, resolved)
+        assert out.shape == expected, (self.name, out.shape, expected)
+        return out
+
+
+# --------------------------------------------------------------------------
+# Validation
+
+
+def _scalar_ok(default: ParamValue, value: Any) -> tuple[bool, str]:
+    if isinstance(default, bool):
+        return isinstance(value, (bool, np.bool_)), "a boolean"
+    if isinstance(default, int):
+        ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+        return ok, "an integer"
+    ok = (isinstance(value, (int, float, np.integer, np.floating))
+          and not isinstance(value, (bool, np.bool_)) and math.isfinite(float(value)))
+    return ok, "a finite number"
+
+
+def _type_errors(gen: Generator, params: Mapping[str, Any]) -> list[str]:
+    errors = []
+    for key, value in params.items():
+        if key not in gen.defaults:
+            accepted = ", ".join(gen.defaults) or "none"
+            errors.append(
+                f"generator '{gen.name}' has no parameter '{key}' (accepted: {accepted})"
+            )
+            continue
+        default = gen.defaults[key]
+        if is_expr(value):
+            errors.extend(_expr_errors(gen, key, default, value))
+            continue
+        if key in gen.choice and isinstance(value, (list, tuple)):
+            oks = [_scalar_ok(default, v)[0] for v in value]
+            ok, want = bool(value) and all(oks), f"{_scalar_ok(default, 0)[1]} or a list of them"
+        else:
+            ok, want = _scalar_ok(default, value)
+        if not ok:
+            errors.append(f"generator '{gen.name}': parameter '{key}' must be {want}, "
+                          f"got {value!r}")
+    return errors
+
+
+def _expr_errors(gen: Generator, key: str, default: ParamValue, value: Any) -> list[str]:
+    """An expression in n is fine for a number parameter of a matching dtype."""
+    dtype = expr_dtype(value).value
+    where = f"generator '{gen.name}': parameter '{key}'"
+    if isinstance(default, bool):
+        return [f"{where} must be a constant boolean, not an expression in n"]
+    if isinstance(default, int) and dtype != "int":
+        hint = "(use `//`, floor or ceil)"
+        return [f"{where} must be an integer, got a {dtype} expression `{text(value)}` {hint}"]
+    if dtype == "bool":
+        return [f"{where} must be a number, got a boolean expression"]
+    return []
+
+
+def _validate(gen: Generator, params: Mapping[str, Any]) -> list[str]:
+    """Type errors, then the generator's own range checks.
+
+    Range checks that involve a parameter given as an expression in n are
+    left to sampling time, when n is known (`Generator.resolve_at`).
+    """
+    errors = _type_errors(gen, params)
+    if errors:
+        return errors
+    merged = {**gen.defaults, **params}
+    if any(is_expr(v) for v in merged.values()):
+        return []
+    return [f"generator '{gen.name}': {msg}" for msg in gen.check(merged)]
+
+
+def values(v: Any) -> Sequence[Any]:
+    """A choice parameter's values as a list (a single value is a list of one)."""
+    return list(v) if isinstance(v, (list, tuple)) else [v]
+
+
+def per_sample(rng: np.random.Generator, v: Any, batch: int) -> Any:
+    """A scalar as is, or one value per sample drawn uniformly from a list."""
+    if not isinstance(v, (list, tuple)):
+        return v
+    return np.asarray(v, dtype=np.float64)[rng.integers(0, len(v), size=batch)]
+
+
+def check_range(p: Params) -> list[str]:
+    if not p["low"] < p["high"]:
+        return [f"need low < high, got low={p['low']}, high={p['high']}"]
+    return []
+
+
+def check_prob(*names: str) -> Check:
+    def check(p: Params) -> list[str]:
+        return [f"'{k}' must lie in [0, 1], got {v}" for k in names for v in values(p[k])
+                if not 0.0 <= v <= 1.0]
+
+    return check
+
+
+def check_all(*checks: Check) -> Check:
+    def check(p: Params) -> list[str]:
+        return [msg for c in checks for msg in c(p)]
+
+    return check
+
+
+def bernoulli(rng: np.random.Generator, p: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """Independent coins; `p` a number, or an array of one p per sample (leading axis)."""
+    if np.ndim(p) == 0:
+        return rng.random(shape) < p
+    return rng.random(shape) < np.reshape(p, (-1,) + (1,) * (len(shape) - 1))
+
+
+def random_perms(rng: np.random.Generator, batch: int, n: int) -> np.ndarray:
+    """One uniform permutation of range(n) per sample, [batch, n]."""
+    return np.argsort(rng.random((batch, n)), axis=1)
+
+
+def permute_nodes(rng: np.random.Generator, mat: np.ndarray) -> np.ndarray:
+    """Relabel the nodes of each graph by an independent uniform permutation.
+
+    new[b, i, j] = old[b, perm[b, i], perm[b, j]], as CLRS's `mat[p, :][:, p]`.
+    """
+    batch, n = mat.shape[0], mat.shape[1]
+    perm = random_perms(rng, batch, n)
+    b = np.arange(batch)[:, None, None]
+    return mat[b, perm[:, :, None], perm[:, None, :]]

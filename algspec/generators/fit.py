@@ -1,0 +1,99 @@
+"""Does a generator's output fit the declared location and CLRS type?
+
+Used by the lowering at load time, so `input node s: mask ~ uniform()` is an
+error with a position instead of an all-true mask at sampling time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from algspec.generators.base import Domain, Generator
+
+# Which domains each CLRS type can hold, beyond the range checks below.
+_FITS: dict[str, set[str]] = {
+    "scalar": {"real", "int", "bool", "one_hot", "categorical", "pointer", "bijection", "list"},
+    "mask": {"bool", "one_hot", "int"},
+    "mask_one": {"one_hot"},
+    "categorical": {"categorical", "bool", "int"},
+    "pointer": {"pointer", "bijection", "list"},
+    "should_be_permutation": {"list"},
+}
+
+_NEEDS = {
+    "scalar": "numbers",
+    "mask": "0/1 values",
+    "mask_one": "exactly one node set per sample",
+    "categorical": "integer categories",
+    "pointer": "node indices",
+    "should_be_permutation": "linked-list predecessor pointers (CLRS's permutation encoding)",
+}
+
+
+def _int_fits(dom: Domain, low: int, high: int) -> bool:
+    """Whether a known integer range lies in [low, high]."""
+    return (dom.low is not None and dom.high is not None
+            and dom.low >= low and dom.high <= high)
+
+
+def _fits(dom: Domain, clrs_type: str, categories: int | None) -> bool:
+    if dom.kind not in _FITS.get(clrs_type, set()):
+        return False
+    if not dom.known:  # bounds depend on n: the kind fits, the range is checked when sampling
+        return True
+    if clrs_type == "mask" and dom.kind == "int":
+        return _int_fits(dom, 0, 1)
+    if clrs_type == "categorical":
+        k = categories or 0
+        if dom.kind == "categorical":
+            return dom.k is not None and dom.k <= k
+        if dom.kind == "bool":
+            return k >= 2
+        return _int_fits(dom, 0, k - 1)
+    return True
+
+
+_SUGGEST = {
+    "scalar": {"real"},
+    "mask": {"bool", "one_hot"},
+    "mask_one": {"one_hot"},
+    "categorical": {"categorical"},
+    "pointer": {"pointer", "bijection", "list"},
+    "should_be_permutation": {"list"},
+}
+
+
+def _suggest(clrs_type: str, location: str, generators: Mapping[str, Generator]) -> list[str]:
+    """Generators at `location` whose kind of output suits `clrs_type` (parameters aside)."""
+    return [name for name, g in generators.items()
+            if g.location == location and g.domain_of().kind in _SUGGEST.get(clrs_type, ())]
+
+
+def check_declared_type(gen: Generator, loc: str, clrs_type: str | None,
+                        categories: int | None = None,
+                        params: Mapping[str, Any] | None = None,
+                        generators: Mapping[str, Generator] | None = None) -> list[str]:
+    """Why `gen` (with `params`) cannot produce a `loc` input of `clrs_type`; [] if it can.
+
+    `clrs_type` is dm-clrs's spelling (`should_be_permutation`); `categories`
+    is K of `categorical(K)`.  `generators` (the registry) is used to suggest
+    generators that fit.
+    """
+    if gen.location != loc:
+        return [f"generator `{gen.name}` makes {gen.location} data but the input is {loc} data"]
+    if clrs_type is None:
+        return []
+    dom = gen.domain_of(params)
+    if _fits(dom, clrs_type, categories):
+        return []
+    what = f"categorical({categories})" if clrs_type == "categorical" else clrs_type
+    if clrs_type == "should_be_permutation":
+        what = "permutation"
+    msg = (f"generator `{gen.name}` draws {dom}, which a {loc} `{what}` input cannot hold "
+           f"(it needs {_NEEDS.get(clrs_type, clrs_type)})")
+    if generators:
+        fit = _suggest(clrs_type, loc, generators)
+        if fit:
+            msg += "; generators that fit: " + ", ".join(f"{g}()" for g in fit)
+    return [msg]

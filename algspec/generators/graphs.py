@@ -1,0 +1,193 @@
+"""Edge-located generators: Erdos-Renyi graphs (CLRS's and the textbook's), community graphs.
+
+`clrs_erdos_renyi` is dm-clrs's `_random_er_graph` with all its parameters,
+so each graph sampler of CLRS-30 is one parameter set of it (see the table in
+`algspec.generators`); `erdos_renyi` is the textbook G(n, p) with optional
+weights and connectivity, for the parallel algorithms.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from algspec.generators.base import (
+    Domain,
+    Generator,
+    Params,
+    bernoulli,
+    check_all,
+    check_prob,
+    per_sample,
+    permute_nodes,
+)
+
+
+def _tree_edges(rng: np.random.Generator, batch: int, n: int) -> np.ndarray:
+    """A random recursive tree in rank order: node k > 0 below a uniform j < k (edge j -> k)."""
+    ranks = np.arange(n)
+    parent = np.floor(rng.random((batch, n)) * ranks).astype(np.int64)
+    tree = np.zeros((batch, n, n), dtype=bool)
+    b = np.repeat(np.arange(batch), max(n - 1, 0))
+    child = np.tile(ranks[1:], batch)
+    tree[b, parent[:, 1:].reshape(-1), child] = True
+    return tree
+
+
+def _symmetric_upper(x: np.ndarray) -> np.ndarray:
+    """Mirror the strict upper triangle onto the lower one (the diagonal is kept)."""
+    upper = np.triu(x, k=1)
+    diag = x * np.eye(x.shape[-1], dtype=x.dtype)
+    return upper + upper.transpose(0, 2, 1) + diag
+
+
+def _erdos_renyi(rng: np.random.Generator, batch: int, n: int, *, p: Any, directed: bool,
+                 self_loops: bool, acyclic: bool, connected: bool, weighted: bool, low: float,
+                 high: float) -> np.ndarray:
+    """G(n, p): every ordered (directed) or unordered (undirected) pair independently."""
+    mat = bernoulli(rng, per_sample(rng, p, batch), (batch, n, n))
+    off_diag = ~np.eye(n, dtype=bool)
+    if acyclic:
+        # CLRS: keep i < j, then relabel nodes so the topological order is random.
+        mat = np.triu(mat, k=1)
+        if connected:
+            mat |= _tree_edges(rng, batch, n)
+        mat = permute_nodes(rng, mat)
+    else:
+        if not directed:
+            upper = np.triu(mat, k=1)
+            mat = upper | upper.transpose(0, 2, 1) | (mat & ~off_diag)
+        if connected:
+            tree = permute_nodes(rng, _tree_edges(rng, batch, n))
+            mat |= tree if directed else tree | tree.transpose(0, 2, 1)
+    if not self_loops:
+        mat &= off_diag
+    if not weighted:
+        return mat
+    w = rng.uniform(low, high, size=(batch, n, n))
+    return mat * (w if directed else _symmetric_upper(w))
+
+
+def _clrs_erdos_renyi(rng: np.random.Generator, batch: int, n: int, *, p: Any, directed: bool,
+                      acyclic: bool, weighted: bool, low: float, high: float) -> np.ndarray:
+    """CLRS's `_random_er_graph`, with its quirks.
+
+    All n^2 entries are drawn, so self-loops appear with probability p
+    (except in DAGs); an undirected graph is `A * A^T`, so an edge has
+    probability p^2; undirected weights are `sqrt(w * w^T + 1e-3)`.
+    """
+    mat = bernoulli(rng, per_sample(rng, p, batch), (batch, n, n))
+    if not directed:
+        mat &= mat.transpose(0, 2, 1)
+    elif acyclic:
+        mat = permute_nodes(rng, np.triu(mat, k=1))
+    if not weighted:
+        return mat
+    w = rng.uniform(low, high, size=(batch, n, n))
+    if not directed:
+        w = np.sqrt(w * w.transpose(0, 2, 1) + 1e-3)
+    return mat * w
+
+
+def community_blocks(n: int, k: int) -> np.ndarray:
+    """Community index of each node before shuffling, as CLRS splits the nodes.
+
+    The first k-1 communities hold n // k consecutive nodes; the last takes the rest.
+    """
+    if k > n:
+        raise ValueError(f"Cannot generate graph of too many ({k}) communities for n={n}.")
+    return np.minimum(np.arange(n) // (n // k), k - 1)
+
+
+def _community(rng: np.random.Generator, batch: int, n: int, *, k: int, p: Any, eps: float,
+               directed: bool, shuffle: bool) -> np.ndarray:
+    """CLRS's perturbed k-community graph (its SCC sampler's input).
+
+    As `_random_community_graph`: each community is a directed G(s, p) including
+    its diagonal; an eps-noise matrix restricted to community pairs (a, b) with
+    a <= b is XOR-ed in, so it flips edges inside communities and adds edges
+    from lower to higher communities only (no cycle spans two communities); the
+    nodes are then shuffled.  `directed=False` keeps the pairs i <= j of that
+    graph and mirrors them, so each unordered pair is drawn once.
+    """
+    blk = community_blocks(n, k)
+    same = blk[:, None] == blk[None, :]
+    forward = blk[:, None] <= blk[None, :]
+    mat = bernoulli(rng, per_sample(rng, p, batch), (batch, n, n)) & same
+    mat ^= bernoulli(rng, eps, (batch, n, n)) & forward
+    if not directed:
+        upper = np.triu(mat)
+        mat = upper | upper.transpose(0, 2, 1)
+    return permute_nodes(rng, mat) if shuffle else mat
+
+
+# ------------------------------------------------------------------ checks
+
+
+def _check_er(p: Params) -> list[str]:
+    errors = []
+    if p["acyclic"] and not p["directed"]:
+        errors.append("'acyclic' needs directed=true (an undirected edge is a 2-cycle)")
+    if p["acyclic"] and p["self_loops"]:
+        errors.append("'acyclic' excludes self_loops=true (a self-loop is a cycle)")
+    if p["weighted"] and not p["low"] < p["high"]:
+        errors.append(f"need low < high, got low={p['low']}, high={p['high']}")
+    return errors
+
+
+def _check_clrs_er(p: Params) -> list[str]:
+    errors = []
+    if p["acyclic"] and not p["directed"]:
+        errors.append("'acyclic' needs directed=true (CLRS ignores it on undirected graphs)")
+    if p["weighted"] and not p["low"] < p["high"]:
+        errors.append(f"need low < high, got low={p['low']}, high={p['high']}")
+    if p["weighted"] and not p["directed"] and p["low"] < 0:
+        errors.append("undirected weights need low >= 0 (CLRS takes sqrt(w * w^T + 1e-3))")
+    return errors
+
+
+def _check_community(p: Params) -> list[str]:
+    return [f"'k' must be >= 1, got {p['k']}"] if p["k"] < 1 else []
+
+
+def _weighted_domain(p: Params) -> Domain:
+    return Domain("real") if p["weighted"] else Domain("bool")
+
+
+GENERATORS: list[Generator] = [
+    Generator(
+        name="erdos_renyi", location="edge",
+        defaults={"p": 0.5, "directed": False, "self_loops": False, "acyclic": False,
+                  "connected": False, "weighted": False, "low": 0.0, "high": 1.0},
+        doc=("0/1 adjacency of G(n, p): each ordered pair (directed) or unordered pair "
+             "(undirected, symmetric) is an edge with probability p; the diagonal is empty "
+             "unless self_loops. acyclic (directed only) keeps i < j and relabels the nodes "
+             "randomly, as CLRS does for DAGs. connected adds the edges of a random "
+             "recursive tree (undirected: connected; directed: its root reaches every node; "
+             "not G(n, p) conditioned on connectivity). weighted multiplies each edge by "
+             "U[low, high), drawn once per undirected edge."),
+        draw=_erdos_renyi, check=check_all(check_prob("p"), _check_er),
+        domain=_weighted_domain, choice=frozenset({"p"}),
+    ),
+    Generator(
+        name="clrs_erdos_renyi", location="edge",
+        defaults={"p": 0.5, "directed": False, "acyclic": False, "weighted": False,
+                  "low": 0.0, "high": 1.0},
+        doc=("CLRS's own _random_er_graph: all n^2 entries drawn (self-loops with "
+             "probability p, except in DAGs); undirected = A * A^T (edges with probability "
+             "p^2); acyclic (directed) keeps i < j and relabels; weights U[low, high), "
+             "undirected sqrt(w * w^T + 1e-3). p may be a list (one choice per sample)."),
+        draw=_clrs_erdos_renyi, check=check_all(check_prob("p"), _check_clrs_er),
+        domain=_weighted_domain, choice=frozenset({"p"}),
+    ),
+    Generator(
+        name="community", location="edge",
+        defaults={"k": 4, "p": 0.5, "eps": 0.01, "directed": True, "shuffle": True},
+        doc=("CLRS's perturbed k-community graph (SCC sampler): G(n/k, p) communities "
+             "with self-loops, eps-noise XOR-ed inside communities and on edges from lower "
+             "to higher communities only, nodes shuffled. p may be a list."),
+        draw=_community, check=check_all(check_prob("p", "eps"), _check_community),
+        domain=Domain("bool"), choice=frozenset({"p"}),
+    ),
+]

@@ -1,0 +1,34 @@
+"""The one spec hash: names an algorithm's semantics in `compile --json` and dataset manifests.
+
+sha256 of the canonical JSON of the CLRS spec plus the IR with source spans
+and paths dropped, so moving a file or adding a comment keeps the hash while
+any change to what the algorithm computes changes it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from pydantic import BaseModel
+
+
+def _canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def _strip_locations(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {k: _strip_locations(v) for k, v in obj.items() if k not in ("span", "path")}
+    if isinstance(obj, list):
+        return [_strip_locations(v) for v in obj]
+    return obj
+
+
+def spec_hash(spec: dict[str, tuple[str, str, str]], program: BaseModel | None = None) -> str:
+    """sha256 (hex) of the spec and, when given, the location-free IR (`ir.Program`)."""
+    payload: dict[str, Any] = {"spec": {k: list(v) for k, v in spec.items()}}
+    if program is not None:
+        payload["ir"] = _strip_locations(json.loads(program.model_dump_json()))
+    return hashlib.sha256(_canonical(payload).encode()).hexdigest()

@@ -1,0 +1,275 @@
+"""Expression evaluation over an environment (`algspec.interp.env.Env`), batched.
+
+Every function takes the environment first and returns an array of shape
+`(B or 1, *scope)` (see `env.py`). Operators and builtins take their numpy
+rule from the one semantics table, `algspec.ops`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from algspec import ir, ops
+from algspec.interp import random
+from algspec.interp.observe import observe_aggregate, observe_read
+
+if TYPE_CHECKING:
+    from algspec.interp.env import Env
+
+NP_DTYPE = {ir.DType.INT: np.int64, ir.DType.FLOAT: np.float64, ir.DType.BOOL: np.bool_}
+_BIG = np.iinfo(np.int64).max // 4
+
+
+def evaluate(env: Env, e: ir.Expr, rank: int, mask: np.ndarray) -> np.ndarray:
+    """Evaluate `e` in a scope of `rank` index axes; `mask` marks the lanes that matter."""
+    k = e.kind
+    if k == "const":
+        return np.asarray(e.value, dtype=NP_DTYPE[e.dtype]).reshape((1,) * (rank + 1))
+    if k == "size":
+        if e.which == "m":
+            return env.lift(env.m, rank)
+        return np.asarray(env.n if e.which == "n" else env.N).reshape((1,) * (rank + 1))
+    if k == "ivar":
+        shape = [1] * (rank + 1)
+        shape[e.axis + 1] = env.N
+        return np.arange(env.N).reshape(shape)
+    if k == "var":
+        if e.local:
+            return env.lift(env.locals[e.name], rank)
+        v = env.state.get(e.name)
+        if v is None:  # a graph-level view: evaluate it now
+            v = env.view(env.decl(e.name).derived, ir.Loc.GRAPH)
+        return env.lift(v, rank)
+    if k == "read":
+        return read(env, e, rank, mask)
+    if k == "unary":
+        x = evaluate(env, e.operand, rank, mask)
+        return ops.UNARY[e.op].numpy(x)  # the numpy rule in algspec.ops
+    if k == "binary":
+        left = evaluate(env, e.left, rank, mask)
+        if e.op == "and":  # short-circuit, lane by lane; skip the right side if no lane needs it
+            live = mask & left
+            return left & evaluate(env, e.right, rank, live) if live.any() else left
+        if e.op == "or":
+            live = mask & ~left
+            return left | evaluate(env, e.right, rank, live) if live.any() else left
+        right = evaluate(env, e.right, rank, mask)
+        if e.op in ("//", "%") and e.dtype == ir.DType.INT:
+            zero = (right == 0) & mask
+            if zero.any():
+                env.fault("R104", "integer division by zero", zero)
+            right = np.where(right == 0, 1, right)
+        return _binop(e.op, left, right)
+    if k == "cond":
+        c = evaluate(env, e.cond, rank, mask)
+        yes, no = mask & c, mask & ~c
+        if not no.any():  # every lane that matters takes one branch: evaluate only it
+            return evaluate(env, e.then, rank, yes)
+        if not yes.any():
+            return evaluate(env, e.otherwise, rank, no)
+        return np.where(c, evaluate(env, e.then, rank, yes), evaluate(env, e.otherwise, rank, no))
+    if k == "call":
+        args = [evaluate(env, a, rank, mask) for a in e.args]
+        return _call(e.func, args)
+    if k == "chain":
+        return chain(env, e, rank)
+    if k == "agg":
+        return aggregate(env, e, rank, mask)
+    if k == "rand":
+        return random.draw(env, e, rank, mask)
+    raise TypeError(k)
+
+
+def read(env: Env, e: ir.Read, rank: int, mask: np.ndarray) -> np.ndarray:
+    """An indexed read `x[i]` / `A[i, j]`, gathered without copies where the indices allow."""
+    arr = env.state.get(e.name)
+    if arr is None:  # a derived hint/output read in the body: evaluate its view now
+        d = env.decl(e.name)
+        arr = np.ascontiguousarray(env.view(d.derived, d.loc))
+    # Fast path: indices are distinct scope variables (own reads, transposes).
+    if all(x.kind == "ivar" for x in e.indices) and \
+            len({x.axis for x in e.indices}) == len(e.indices):
+        axes = [x.axis for x in e.indices]
+        order = np.argsort(axes)
+        a = arr if list(order) == list(range(len(axes))) else \
+            np.transpose(arr, [0] + [int(o) + 1 for o in order])
+        shape = [env.B] + [1] * rank
+        for ax in sorted(axes):
+            shape[ax + 1] = env.N
+        return a.reshape(shape)
+    idx = [evaluate(env, x, rank, mask) for x in e.indices]
+    shape = np.broadcast_shapes((env.B,) + (1,) * rank, *(i.shape for i in idx))
+    if any(i.min() < 0 or i.max() >= env.N for i in idx):
+        bad = np.zeros(shape, bool)
+        for i in idx:
+            bad = bad | (i < 0) | (i >= env.N)
+        bad = bad & mask
+        if bad.any():
+            env.fault("R101", f"index out of range reading `{e.name}`", bad, e.span)
+        idx = [np.clip(i, 0, env.N - 1) for i in idx]
+    if len(idx) == 2 and env.obs is None:  # a row or column of an edge array
+        for k_var, k_val in ((1, 0), (0, 1)):
+            iv, other = e.indices[k_var], idx[k_val]
+            # Decided by axis position, never by comparing sizes: the other index
+            # must be constant along every scope axis (it may vary per sample).
+            if iv.kind == "ivar" and scope_invariant(other):
+                g = np.broadcast_to(other.reshape(other.shape[0]), (env.B,))
+                rows = np.arange(env.B)
+                line = arr[rows, g] if k_var == 1 else arr[rows, :, g]
+                out_shape = [env.B] + [1] * rank
+                out_shape[iv.axis + 1] = env.N
+                return line.reshape(out_shape)
+    if rank == 0 and env.obs is None:  # one element per sample: plain fancy indexing
+        rows = np.arange(env.B)
+        return arr[(rows, *(np.broadcast_to(i.reshape(i.shape[0]), (env.B,))
+                            for i in idx))]
+    idx = [np.broadcast_to(i, shape) for i in idx]
+    flat = idx[0] if len(idx) == 1 else idx[0] * env.N + idx[1]
+    out = np.take_along_axis(arr.reshape(env.B, -1), flat.reshape(env.B, -1), axis=1)
+    if env.obs is not None:
+        observe_read(env, e, rank, idx, mask, shape)
+    return out.reshape(shape)
+
+
+def chain(env: Env, e: ir.Chain, rank: int) -> np.ndarray:
+    """`chain(order)`: each node's predecessor in the list `order` (CLRS's `pred`)."""
+    order = env.state[e.order]
+    if order.size and (order.min() < 0 or order.max() >= env.N):
+        bad = (order < 0) | (order >= env.N)
+        env.fault("R101", f"`{e.order}` holds a node index out of range", bad, e.span)
+    prev = np.empty_like(order)
+    prev[:, 1:] = order[:, :-1]
+    prev[:, 0] = order[:, 0]
+    pred = np.full(order.shape, -1, dtype=order.dtype)
+    np.put_along_axis(pred, order, prev, axis=1)
+    missing = pred < 0  # not a permutation: unlisted nodes point to themselves
+    if missing.any():
+        pred = np.where(missing, np.arange(env.N)[None, :], pred)
+    shape = [env.B] + [1] * rank
+    shape[e.axis + 1] = env.N
+    return pred.reshape(shape)
+
+
+def aggregate(env: Env, e: ir.Aggregate, rank: int, mask: np.ndarray) -> np.ndarray:
+    """min/max/sum/any/all/count over nodes or neighbours, on a new innermost axis."""
+    inner = rank + 1
+    outer_mask = env.lift(mask, inner)
+    if e.domain == "nodes":
+        dom = np.ones((1,) * (inner + 1), bool)
+        of = None
+    else:
+        of = env.lift(evaluate(env, e.of, rank, mask), inner)
+        bad = ((of < 0) | (of >= env.N)) & outer_mask
+        if bad.any():
+            env.fault("R101", "neighbourhood of a node index out of range", bad, e.span)
+        u_shape = [1] * (inner + 1)
+        u_shape[inner] = env.N
+        u = np.arange(env.N).reshape(u_shape)
+        b = np.arange(env.B).reshape((env.B,) + (1,) * inner)
+        ofc = np.clip(of, 0, env.N - 1)
+        dom = env.adj[b, u, ofc] if e.domain == "incoming" else env.adj[b, ofc, u]
+    # The lane mask only decides where faults count; leaving it out of the
+    # selection keeps loop-invariant aggregations at their own (small) shape.
+    live = dom & outer_mask
+    sel = dom
+    if e.filter is not None:
+        sel = sel & evaluate(env, e.filter, inner, live)
+    if e.op in ("argmin", "argmax"):
+        return arg_aggregate(env, e, rank, mask, sel, live & sel, of)
+    body = evaluate(env, e.body, inner, live & sel)
+    full = np.broadcast_shapes(sel.shape, body.shape, (env.B,) + (1,) * inner)
+    sel = np.broadcast_to(sel, full)
+    body = np.broadcast_to(body, full)
+    if env.obs is not None:
+        observe_aggregate(env, e, rank, sel & outer_mask, of)
+    op = e.op
+    if op == "any":
+        return (sel & body).any(axis=-1)
+    if op == "all":
+        return (~sel | body).all(axis=-1)
+    if op == "count":
+        return (sel & body).sum(axis=-1)
+    if op == "sum":
+        return np.where(sel, body, 0).sum(axis=-1)
+    empty = ~sel.any(axis=-1)
+    is_int = body.dtype.kind in "iub"
+    fill = (_BIG if op == "min" else -_BIG) if is_int else (np.inf if op == "min" else -np.inf)
+    red = np.where(sel, body, fill)
+    out = red.min(axis=-1) if op == "min" else red.max(axis=-1)
+    if empty.any():
+        if e.default is None:
+            live = empty & env.lift(mask, rank)
+            if live.any():
+                env.fault("R103", f"`{op}` over an empty set has no `default`", live, e.span)
+        else:
+            d = evaluate(env, e.default, rank, mask)
+            out = np.where(empty, d, out)
+    return out
+
+
+def key_parts(e: ir.Expr) -> list[ir.Expr]:
+    """The components of an argmin/argmax key: a tuple's items, or the one value."""
+    return list(e.args) if isinstance(e, ir.Tuple) else [e]
+
+
+def narrow(cand: np.ndarray, key: np.ndarray, largest: bool) -> np.ndarray:
+    """Keep, along the last axis, the candidates whose key is the smallest (largest)."""
+    key = np.broadcast_to(key, cand.shape)
+    if key.dtype.kind == "b":
+        key = key.astype(np.int64)
+    if key.dtype.kind in "iu":
+        fill = -_BIG if largest else _BIG
+    else:
+        fill = -np.inf if largest else np.inf
+    masked = np.where(cand, key, fill)
+    best = masked.max(axis=-1, keepdims=True) if largest else masked.min(axis=-1, keepdims=True)
+    return cand & (masked == best)
+
+
+def arg_aggregate(env: Env, e: ir.Aggregate, rank: int, mask: np.ndarray, sel: np.ndarray,
+                  live: np.ndarray, of) -> np.ndarray:
+    """argmin/argmax: the element whose key is lexicographically smallest (largest).
+
+    Keys narrow the candidates one component at a time; what remains ties, and
+    the lowest node index wins. An empty selection takes `default` (else R103).
+    """
+    inner = rank + 1
+    keys = [evaluate(env, k, inner, live) for k in key_parts(e.body)]
+    full = np.broadcast_shapes(sel.shape, (env.B,) + (1,) * rank + (env.N,),
+                               *(k.shape for k in keys))
+    sel = np.broadcast_to(sel, full)
+    if env.obs is not None:
+        observe_aggregate(env, e, rank, sel & env.lift(mask, inner), of)
+    cand = sel
+    for k in keys:
+        cand = narrow(cand, k, e.op == "argmax")
+    out = np.argmax(cand, axis=-1).astype(np.int64)
+    empty = ~sel.any(axis=-1)
+    if empty.any():
+        if e.default is None:
+            bad = empty & env.lift(mask, rank)
+            if bad.any():
+                env.fault("R103", f"`{e.op}` over an empty set has no `default`", bad, e.span)
+        else:
+            out = np.where(empty, evaluate(env, e.default, rank, mask), out)
+    return out
+
+
+def scope_invariant(x: np.ndarray) -> bool:
+    """Whether a value is constant along every scope axis (axes 1..rank; axis 0 is the batch).
+
+    Decided by axis position, never by comparing sizes (B may equal N).
+    """
+    return all(d == 1 for d in x.shape[1:])
+
+
+def _binop(op: str, a, b):
+    """Apply a binary operator elementwise: its numpy rule in `algspec.ops`."""
+    return ops.BINARY[op].numpy(a, b)
+
+
+def _call(func: str, args):
+    """Apply a pointwise builtin elementwise: its numpy rule in `algspec.ops`."""
+    return ops.CALLS[func].numpy(*args)

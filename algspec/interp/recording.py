@@ -1,0 +1,248 @@
+"""Hint recording: what a `record` snapshots, and the trajectories built from it.
+
+A `record` copies only the stored data that hints are made of into per-name
+snapshot buffers (frame-major). Hint views are evaluated at the end, not at
+every frame: over an environment whose batch is every (frame, sample) pair
+(`frames_env`), a block of frames at a time so that temporaries stay small.
+Hints that are views of inputs alone (Kosaraju's `A_t`) are evaluated once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from algspec import ir
+from algspec.diagnostics import RuntimeFault
+from algspec.interp.env import Env
+from algspec.interp.probes import probe, probe_shape
+
+_RESERVE_BYTES = 1 << 30  # most address space one snapshot buffer reserves up front
+_BLOCK_ELEMS = 1 << 18    # about how many values one block of frames evaluates at once
+_INTS = (np.int8, np.int16, np.int32, np.int64)
+_LIMITS = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max)) for t in _INTS}
+
+
+def _int_dtype(lo: int, hi: int) -> np.dtype:
+    """The narrowest signed integer type that holds lo..hi."""
+    return next(np.dtype(t) for t in _INTS if _LIMITS[np.dtype(t)][0] <= lo <= hi
+                <= _LIMITS[np.dtype(t)][1])
+
+
+@dataclass
+class Trajectories:
+    """A batch of trajectories in CLRS's probe encoding (see docs/ARCHITECTURE.md)."""
+
+    spec: dict[str, tuple[str, str, str]]
+    inputs: dict[str, np.ndarray]
+    outputs: dict[str, np.ndarray]
+    hints: dict[str, np.ndarray]
+    lengths: np.ndarray
+
+    @property
+    def batch_size(self) -> int:
+        return int(self.lengths.shape[0])
+
+
+class Recorder:
+    """Snapshots taken at each `record`, per sample; `collect` turns them into hints."""
+
+    def __init__(self, prog: ir.Program, decls: dict[str, ir.DataDecl], batch_size: int,
+                 frame_bound: Callable[[], int]):
+        self.prog = prog
+        self._decls = decls
+        self._frame_bound = frame_bound
+        self.counts = np.zeros(batch_size, dtype=np.int64)  # frames recorded per sample
+        self.buffers: dict[str, np.ndarray] = {}  # name -> (capacity, B, ...)
+        self._plan()
+
+    # ------------------------------------------------------------ plan
+    def _plan(self) -> None:
+        """Decide what a `record` snapshots: the data the non-constant hints read."""
+        self.snap: list[str] = []
+        self.const_hints: set[str] = set()
+        self.view_reads: set[str] = set()  # what the per-frame views read
+        self.views_aggregate = False
+        in_views: set[str] = set()  # snapshots that views compute with (kept exact)
+        inputs = {d.name for d in self.prog.decls if d.stage == ir.Stage.INPUT}
+        for d in self.prog.decls:
+            if d.stage != ir.Stage.HINT:
+                continue
+            if d.derived is None:
+                names = {d.name}
+            else:
+                names, aggregates = self._view_deps(d.derived)
+                if names <= inputs:
+                    self.const_hints.add(d.name)
+                    continue
+                self.views_aggregate |= aggregates
+                in_views |= names
+            self.view_reads |= names
+            for nm in sorted(names - inputs):
+                if nm not in self.snap:
+                    self.snap.append(nm)
+        # Floats only hints show directly may be kept at the probes' precision.
+        self._probe_precision = set(self.snap) - in_views
+
+    def _view_deps(self, e: ir.Expr, seen: frozenset[str] = frozenset()) -> tuple[set[str], bool]:
+        """The stored data a view reads, through views of views; and whether it aggregates."""
+        names: set[str] = set()
+        aggregates = False
+        for x in ir.walk_expr(e):
+            aggregates |= isinstance(x, ir.Aggregate)
+            nm = ir.read_name(x)
+            if nm is None:
+                continue
+            d = self._decls[nm]
+            if d.derived is not None and d.stage != ir.Stage.INPUT and nm not in seen:
+                sub, agg = self._view_deps(d.derived, seen | {nm})
+                names |= sub
+                aggregates |= agg
+            else:
+                names.add(nm)
+        return names, aggregates
+
+    # ------------------------------------------------------------ record
+    def record(self, env: Env, mask: np.ndarray, stmt_id: int) -> None:
+        """Snapshot the samples in `mask` as their next frame."""
+        lanes = np.nonzero(mask)[0]
+        rows = self.counts[lanes]
+        need = int(rows.max()) + 1
+        # Lock-step (every sample live, all at the same frame): copy whole rows.
+        whole = len(lanes) == env.B and int(rows.min()) == need - 1
+        for name in self.snap + ["@stmt"]:
+            src = env.state[name] if name != "@stmt" else None
+            buf = self.buffers.get(name)
+            if buf is None or buf.shape[0] < need:
+                buf = self._grow(name, need, src if src is not None
+                                 else np.full(env.B, stmt_id), env.dtype)
+            if buf.dtype.kind == "i" and buf.dtype.itemsize < 8:
+                lo, hi = (stmt_id, stmt_id) if src is None else (
+                    (int(src.min()), int(src.max())) if src.size else (0, 0))
+                low, high = _LIMITS[buf.dtype]
+                if lo < low or hi > high:  # values outgrew the snapshot type
+                    wide = np.promote_types(buf.dtype, _int_dtype(lo, hi))
+                    buf = self.buffers[name] = buf.astype(wide)
+            if src is None:
+                buf[rows, lanes] = stmt_id
+            elif whole:
+                buf[need - 1] = src
+            else:
+                buf[rows, lanes] = src[lanes]
+        self.counts[lanes] += 1
+
+    def _grow(self, name: str, need: int, src: np.ndarray, dtype) -> np.ndarray:
+        buf = self.buffers.get(name)
+        cap = max(need, 2 * (0 if buf is None else buf.shape[0]), 8)
+        if buf is None:  # zeroed pages cost nothing until touched: reserve the bound
+            dtype = self._snapshot_dtype(name, src, dtype)
+            cap = max(cap, min(self._frame_bound(), _RESERVE_BYTES // max(
+                1, src.size * np.dtype(dtype).itemsize)))
+        else:
+            dtype = buf.dtype
+        nb = np.zeros((cap,) + src.shape, dtype)
+        if buf is not None:
+            nb[: buf.shape[0]] = buf
+        self.buffers[name] = nb
+        return nb
+
+    def _snapshot_dtype(self, name: str, src: np.ndarray, probe_dtype) -> np.dtype:
+        """Snapshots are small where that is exact: narrow ints, probe-precision floats.
+
+        An integer snapshot starts at the narrowest type of its first values and is
+        widened (see `record`) as soon as a value does not fit.
+        """
+        if src.dtype == np.int64:
+            return _int_dtype(int(src.min()), int(src.max())) if src.size else np.dtype(np.int8)
+        if src.dtype == np.float64 and name in self._probe_precision:
+            return np.dtype(probe_dtype)
+        return src.dtype
+
+    # ------------------------------------------------------------ collect
+    def frames_env(self, env: Env, t0: int, t1: int) -> Env:
+        """The environment whose batch is every (frame, sample) pair of frames t0..t1-1."""
+        T, B = t1 - t0, env.B
+        state = {}
+        for name in self.view_reads:
+            arr = env.state.get(name)
+            if arr is None:
+                continue
+            if name in self.buffers:
+                buf = self.buffers[name][t0:t1]
+            elif self._decls[name].stage == ir.Stage.INPUT:
+                buf = np.broadcast_to(arr[None], (T,) + arr.shape)
+            else:
+                continue
+            buf = buf.reshape((T * B,) + arr.shape[1:])
+            if buf.dtype != arr.dtype and name not in self._probe_precision:
+                buf = buf.astype(arr.dtype)  # views compute at the state's own precision
+            state[name] = buf
+        adj = None
+        if self.views_aggregate:
+            adj = np.broadcast_to(env.adj[None], (T,) + env.adj.shape).reshape(
+                (T * B,) + env.adj.shape[1:])
+        return Env(self.prog, T * B, env.n, env.N, np.tile(env.m, T), adj, state,
+                   dtype=env.dtype, decls=self._decls)
+
+    def collect(self, env: Env) -> Trajectories:
+        """Inputs and outputs as they are now, hints from the snapshots, zero padded."""
+        B, N, dtype = env.B, env.N, env.dtype
+        decls = self.prog.decls
+        # Probes go by their CLRS spec name (`as`); private inputs are not probes.
+        inputs = {d.spec_name: probe(env, d) for d in decls
+                  if d.stage == ir.Stage.INPUT and d.probed}
+        outputs = {d.spec_name: probe(env, d) for d in decls if d.stage == ir.Stage.OUTPUT}
+        T = int(self.counts.max()) if B else 0
+        valid = np.arange(T)[:, None] < self.counts[None, :]  # (T, B)
+        all_valid = bool(valid.all())
+        hints: dict[str, np.ndarray] = {}
+        per_frame: list[ir.DataDecl] = []
+        for d in decls:
+            if d.stage != ir.Stage.HINT:
+                continue
+            shape = probe_shape(d, N)
+            if T == 0:  # no frame was recorded
+                hints[d.name] = np.zeros((0, B) + shape, dtype)
+            elif d.name in self.const_hints:  # the value in valid frames, else 0
+                v0 = probe(env, d)
+                v = np.zeros((T,) + v0.shape, dtype)  # pages of padding are never touched
+                if all_valid:
+                    v[...] = v0[None]
+                else:
+                    for b, L in enumerate(self.counts.tolist()):
+                        v[:L, b] = v0[b]
+                hints[d.name] = v
+            else:
+                hints[d.name] = np.empty((T, B) + shape, dtype)
+                per_frame.append(d)
+        if per_frame:
+            rank = max(ir.rank(d.loc) for d in per_frame) + (1 if self.views_aggregate else 0)
+            step = max(1, _BLOCK_ELEMS // max(1, B * N ** rank))
+            for t0 in range(0, T, step):
+                t1 = min(T, t0 + step)
+                fenv = self.frames_env(env, t0, t1)
+                lanes = valid[t0:t1].reshape(-1)
+                for d in per_frame:
+                    out = hints[d.name][t0:t1]
+                    try:
+                        probe(fenv, d, lanes, out=out.reshape((-1,) + out.shape[2:]))
+                    except RuntimeFault as f:
+                        raise self._frame_fault(f, t0, B, d) from None
+                    if not all_valid:  # frames after a sample's end are zero padding
+                        out *= valid[t0:t1].reshape(valid[t0:t1].shape + (1,) * (out.ndim - 2))
+        hints = {d.spec_name: hints[d.name] for d in decls if d.stage == ir.Stage.HINT}
+        return Trajectories(spec=self.prog.spec(), inputs=inputs, outputs=outputs, hints=hints,
+                            lengths=self.counts.astype(dtype))
+
+    def _frame_fault(self, f: RuntimeFault, t0: int, B: int, d: ir.DataDecl) -> RuntimeFault:
+        """A fault in a hint view, placed at the `record` of the bad frame."""
+        frame, sample = divmod(f.sample, B)
+        frame += t0
+        stmt = self.buffers["@stmt"][frame, sample]
+        span = next((s.span for s, _ in ir.walk_statements(self.prog.body) if s.id == stmt),
+                    d.span)
+        message = f.diagnostic.message.rsplit(" (", 1)[0]
+        return RuntimeFault(f.diagnostic.code, f"{message} in the frame recorded here "
+                            f"(frame {frame})", span, sample, path=self.prog.path)

@@ -1,0 +1,129 @@
+"""Writes: committing an assignment's values to the state or the locals.
+
+Sequential writes (rank 0) set one element per sample. Parallel writes from a
+`forall` set one element per processor; several processors writing one place
+combine with the declared combiner, and `priority` (or none) keeps the value
+of the lowest processor index.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from algspec import ir, ops
+from algspec.interp.expressions import NP_DTYPE
+
+if TYPE_CHECKING:
+    from algspec.interp.env import Env
+
+
+def commit(env: Env, t: ir.Target, v, idx, mask, rank, combiner, s, keys=None) -> None:
+    """Write `v` to target `t` where `mask` holds; concurrent writers combine.
+
+    `keys` are the evaluated key components of `by argmin`/`by argmax`.
+    """
+    env.stmt = s
+    dt = NP_DTYPE[t.dtype]
+    store = env.locals if t.local else env.state
+    if t.local:
+        full = np.broadcast_shapes(np.shape(v), mask.shape)
+        old = store.get(t.name)
+        if old is None or old.shape != full:
+            old = np.zeros(full, dtype=dt)
+        store[t.name] = np.where(mask, v, old).astype(dt)
+        return
+    arr = store[t.name]
+    if t.whole:
+        mk = mask.reshape(mask.shape + (1,) * (arr.ndim - 1))
+        store[t.name] = np.where(mk, v, arr).astype(dt)
+        return
+    if rank == 0:
+        lanes = np.nonzero(mask)[0]
+        if not len(lanes):
+            return
+        val = _at_lanes(v, lanes, env.B)
+        if t.loc == ir.Loc.GRAPH:
+            arr[lanes] = val
+            return
+        ii = [_at_lanes(i, lanes, env.B) for i in idx]
+        check_index(env, ii, t, lanes)
+        if env.obs is not None:
+            env.obs.nodes(s.id, lanes, ii[0])
+            if len(ii) == 2:
+                env.obs.edges(s.id, lanes, ii[0], ii[1])
+        arr[(lanes, *ii)] = val
+        return
+    # Parallel writes from a forall of `rank` processor axes.
+    shape = (env.B,) + (env.N,) * rank
+    m = np.broadcast_to(mask, shape)
+    val = np.broadcast_to(v, shape)
+    if t.loc != ir.Loc.GRAPH and all(i.kind == "ivar" and i.axis == a
+                                     for a, i in enumerate(t.indices)) and \
+            len(t.indices) == rank:
+        store[t.name] = np.where(m, val, arr).astype(dt)
+        return
+    pos = np.nonzero(m)
+    if not len(pos[0]):
+        return
+    b = pos[0]
+    vals = val[pos]
+    if t.loc == ir.Loc.GRAPH:
+        key = b
+        size = env.B
+    else:
+        ii = [np.broadcast_to(i, shape)[pos] for i in idx]
+        check_index(env, ii, t, b)
+        key = b * env.N + ii[0] if len(ii) == 1 else (b * env.N + ii[0]) * env.N + ii[1]
+        size = arr.size
+    flat = arr.reshape(-1).copy() if t.loc != ir.Loc.GRAPH else arr.copy()
+    flat[:] = flat  # keep dtype
+    if combiner in (None, "priority"):
+        # np.nonzero is in C order, so the first writer of a key has the lowest index.
+        uk, first = np.unique(key, return_index=True)
+        flat[uk] = vals[first]
+    elif combiner in ("argmin", "argmax"):
+        # Sort writers by (place, key components, processor order); the first of each
+        # place wins. np.lexsort sorts by its last key first.
+        ks = []
+        for k in keys or []:
+            kv = np.broadcast_to(k, shape)[pos]
+            kv = kv.astype(np.int64) if kv.dtype.kind == "b" else kv
+            ks.append(-kv if combiner == "argmax" else kv)
+        order = np.lexsort((np.arange(len(key)), *reversed(ks), key))
+        uk, first = np.unique(key[order], return_index=True)
+        flat[uk] = vals[order[first]]
+    else:
+        red = ops.COMBINERS[combiner]  # its ufunc and neutral element
+        ufunc, ident = red.ufunc, red.identity
+        acc = np.full(size, ident, dtype=np.float64 if combiner in ("min", "max", "sum")
+                      else bool)
+        ufunc.at(acc, key, vals)
+        written = np.zeros(size, bool)
+        written[key] = True
+        flat[written] = acc[written].astype(flat.dtype)
+    store[t.name] = flat.reshape(arr.shape).astype(dt)
+
+
+def check_index(env: Env, ii, t: ir.Target, lanes) -> None:
+    """R101 when a write's index is outside the nodes."""
+    for i in ii:
+        bad = (i < 0) | (i >= env.N)
+        if bad.any():
+            b = np.zeros(env.B, bool)
+            b[np.asarray(lanes)[bad]] = True
+            env.fault("R101", f"index out of range writing `{t.name}`", b, t.span)
+
+
+def fresh(x: np.ndarray) -> np.ndarray:
+    """A copy of `x`: a value read from the state may be the state's own array."""
+    return np.array(x, copy=True)
+
+
+def _at_lanes(x, lanes: np.ndarray, B: int) -> np.ndarray:
+    """The values of a sequential (rank 0) value `x`, shape (1,) or (B,), at `lanes`."""
+    x = np.asarray(x)
+    if x.ndim == 1:
+        return x[lanes] if x.shape[0] != 1 else np.repeat(x, len(lanes))
+    return np.broadcast_to(x, (B,))[lanes]

@@ -1,0 +1,46 @@
+"""AST -> IR lowering: names, locations, types, stages, bounds and write conflicts.
+
+Split by concern: `scope` (scopes, reporting, built-in names), `declarations`,
+`expressions` (typed by the rules of `algspec.ops`) and `statements`. Every
+problem becomes a `Diagnostic` whose code is registered in `algspec.codes`; a
+file that passes becomes one `algspec.ir.Program`.
+"""
+
+from __future__ import annotations
+
+from algspec import ir
+from algspec.diagnostics import AlgError
+from algspec.language import ast
+from algspec.lowering.declarations import Declarations
+from algspec.lowering.expressions import Expressions
+from algspec.lowering.procedures import Procedures
+from algspec.lowering.scope import COMBINERS, RESERVED, WHOLE_FUNCS, Scope
+from algspec.lowering.statements import Statements
+
+
+class Lowering(Declarations, Expressions, Procedures, Statements):
+    """Lowers one AST program; `run()` returns the IR or raises `AlgError` with every problem."""
+
+    def run(self) -> ir.Program:
+        p = self.prog
+        nodes = self.static_expr(p.nodes, "node count", allow_m=False)
+        if nodes is not None and nodes.dtype != ir.DType.INT:
+            self.err("E205", f"the node count must be an integer, not {nodes.dtype.value}",
+                     p.nodes.span, help="use `//` for integer division, e.g. `nodes n // 2 + 1`")
+        self.declare_all()
+        graph = self.lower_graph()
+        body = self.lower_block(self.collect_procs(), Scope())
+        if self.diags:
+            raise AlgError(list({(d.code, d.path, d.span, d.message): d
+                                 for d in self.diags}.values()))  # a procedure's, once
+        decls = list(self.decls.values())
+        return ir.Program(name=p.name, path=self.path, nodes=nodes or ir.Size(which="n"),
+                          graph=graph, decls=decls, body=body, num_statements=self.next_id)
+
+
+def lower(program: ast.Program, path: str = "<string>") -> ir.Program:
+    """Check an AST and lower it to the IR; raise `AlgError` with every problem found."""
+    return Lowering(program, path).run()
+
+
+__all__ = ["COMBINERS", "RESERVED", "WHOLE_FUNCS", "Lowering", "lower"]

@@ -1,0 +1,302 @@
+"""Lowering of declarations: data, their types, generators, views and the graph."""
+
+from __future__ import annotations
+
+from contextlib import suppress
+
+from algspec import ir
+from algspec.diagnostics import Span
+from algspec.generators import GENERATORS, check_declared_type, validate_params
+from algspec.language import ast
+from algspec.lowering.scope import (
+    PROBED_TYPES,
+    RESERVED,
+    STATE_TYPES,
+    Abort,
+    Reporter,
+    Scope,
+    implicit_vars,
+)
+
+
+class Declarations(Reporter):
+    """Declarations -> `ir.DataDecl`s: names first, then definitions (so views may look ahead)."""
+
+    def declare_all(self) -> None:
+        pos = ir.DataDecl(name="pos", stage=ir.Stage.INPUT, loc=ir.Loc.NODE, clrs_type="scalar",
+                          dtype=ir.DType.FLOAT, implicit=True,
+                          derived=ir.Binary(op="/", dtype=ir.DType.FLOAT,
+                                            left=ir.IndexVar(name="@i", axis=0),
+                                            right=ir.Size(which="N")))
+        if not any(d.name == "pos" for d in self.prog.decls):
+            self.decls["pos"] = pos  # CLRS's default, first; a file may declare its own
+        # First pass: names, types, stages (so definitions may refer to later decls).
+        for d in self.prog.decls:
+            if d.name in RESERVED and d.name != "pos":
+                self.err("E109", f"`{d.name}` is a reserved name", d.name_span,
+                         help=f"n, N, m, index and inf are built in; give the datum another "
+                              f"name and keep `{d.name}` in the CLRS spec with `as`, e.g. "
+                              f"`hint node {d.name}_ as {d.name}: ...`")
+                continue
+            if d.name in self.decls or d.name in self.decl_ast:
+                self.err("E101", f"`{d.name}` is declared twice", d.name_span)
+                continue
+            decl = self.declare(d)
+            if decl is not None and self.spec_fidelity(decl, d):
+                self.decls[d.name] = decl
+                self.decl_ast[d.name] = d
+        # Implicit interconnection-graph input, after the declared inputs.
+        if self.prog.graph_kind in ("empty", "path", "star"):
+            clash = next((k for k, x in self.decls.items()
+                          if k == "adj" or (x.probed and x.spec_name == "adj")), None)
+            if clash is not None:
+                self.err("E108", "`adj` is the implicit interconnection-graph input of a "
+                         f"`{self.prog.graph_kind}` graph", self.decl_ast[clash].name_span,
+                         help="rename it, or use `graph input adj`")
+            else:
+                adj = ir.DataDecl(name="adj", stage=ir.Stage.INPUT, loc=ir.Loc.EDGE,
+                                  clrs_type="mask", dtype=ir.DType.BOOL, implicit=True,
+                                  derived=_builtin_graph(self.prog.graph_kind))
+                items = list(self.decls.items())
+                last_input = max(k for k, (_, dd) in enumerate(items) if dd.stage == ir.Stage.INPUT)
+                items.insert(last_input + 1, ("adj", adj))
+                self.decls = dict(items)
+        # Second pass: definitions, initialisers, generators.
+        for name, d in self.decl_ast.items():
+            with suppress(Abort):  # reported already; check the other declarations too
+                self.define(self.decls[name], d)
+        self.check_view_cycles()
+
+    def check_view_cycles(self) -> None:
+        """Views may read views, but not in a circle."""
+        def deps(d: ir.DataDecl) -> set[str]:
+            out = set()
+            for x in ir.walk_expr(d.derived):
+                nm = x.order if isinstance(x, ir.Chain) else getattr(x, "name", None)
+                if isinstance(x, (ir.Read, ir.VarRef, ir.Chain)) and nm in self.decls and \
+                        self.decls[nm].derived is not None:
+                    out.add(nm)
+            return out
+        views = {k: deps(d) for k, d in self.decls.items() if d.derived is not None}
+        state: dict[str, int] = {}
+
+        def visit(k: str, path: list[str]) -> None:
+            state[k] = 1
+            for j in views.get(k, ()):
+                if state.get(j) == 1:
+                    cycle = path[path.index(j):] + [j] if j in path else [k, j]
+                    self.err("E107", "views defined from each other: " + " -> ".join(cycle),
+                             self.decl_ast[j].span if j in self.decl_ast else Span())
+                    raise Abort()
+                if state.get(j) is None:
+                    visit(j, path + [j])
+            state[k] = 2
+
+        for k in views:
+            if state.get(k) is None:
+                try:
+                    visit(k, [k])
+                except Abort:
+                    return
+
+    def declare(self, d: ast.Decl) -> ir.DataDecl | None:
+        stage = ir.Stage(d.stage)
+        loc = ir.Loc(d.location)
+        if d.private and d.type_name in STATE_TYPES:  # private inputs: plain values, or
+            return ir.DataDecl(name=d.name, stage=stage, loc=loc, private=True,  # CLRS types
+                               dtype=STATE_TYPES[d.type_name], span=d.span)
+        if stage == ir.Stage.STATE:
+            if d.type_name not in STATE_TYPES:
+                self.err("E102" if d.type_name not in PROBED_TYPES else "E103",
+                         f"state `{d.name}` has type `{d.type_name}`; state is int, float or bool",
+                         d.span, help="CLRS types (scalar, mask, pointer, ...) are for "
+                                      "input, output and hint data")
+                return None
+            return ir.DataDecl(name=d.name, stage=stage, loc=loc, dtype=STATE_TYPES[d.type_name],
+                               span=d.span)
+        if d.type_name not in PROBED_TYPES:
+            self.err("E102", f"unknown type `{d.type_name}`", d.span,
+                     help="one of: " + ", ".join(sorted(PROBED_TYPES)))
+            return None
+        ctype = ir.CLRS_TYPES[d.type_name]
+        if ctype == "categorical" and not d.type_arg:
+            self.err("E103", "categorical needs its number of categories: categorical(K)", d.span)
+            return None
+        if ctype != "categorical" and d.type_arg is not None:
+            self.err("E103", f"`{d.type_name}` takes no argument", d.span)
+            return None
+        if ctype == "mask_one" and loc == ir.Loc.GRAPH:
+            self.err("E103", "mask_one is a node or edge type", d.span,
+                     help="a graph-level choice of one node is a graph `pointer`")
+            return None
+        if ctype == "should_be_permutation" and loc != ir.Loc.NODE:
+            self.err("E103", "a permutation is a node-level type", d.span)
+            return None
+        return ir.DataDecl(name=d.name, stage=stage, loc=loc, clrs_type=ctype,
+                           categories=d.type_arg, dtype=ir.CLRS_DTYPES[ctype], span=d.span,
+                           private=d.private)
+
+    def spec_fidelity(self, decl: ir.DataDecl, d: ast.Decl) -> bool:
+        """Check a declared `pos`, a spec name (`as`) and private inputs; False drops `decl`."""
+        if d.name == "pos" and (decl.stage != ir.Stage.INPUT or decl.loc != ir.Loc.NODE or
+                                decl.clrs_type != "scalar" or decl.private):
+            self.err("E103", "`pos` is CLRS's node position input: declare it as "
+                     "`input node pos: scalar = ...`", d.name_span)
+            return False
+        if d.spec_name is not None:
+            if decl.private or decl.stage == ir.Stage.STATE:
+                self.err("E103", f"`{d.name}` is not in the CLRS spec, so it has no spec name",
+                         d.spec_name_span, help="`as` renames inputs, outputs and hints")
+                return False
+            decl.clrs_name = d.spec_name
+        if decl.probed:
+            taken = {x.spec_name: x for x in self.decls.values() if x.probed}
+            if decl.spec_name in taken or (decl.spec_name == "pos" and d.name != "pos"):
+                self.err("E101", f"two probes are called `{decl.spec_name}` in the CLRS spec",
+                         d.spec_name_span if d.spec_name else d.name_span)
+                return False
+        return True
+
+    def index_scope(self, decl: ir.DataDecl, d: ast.Decl) -> Scope:
+        """The scope of a definition: `@i`/`@j`, or the names the declaration gives them."""
+        names = d.index_names or implicit_vars(decl.loc)
+        if d.index_names:
+            if len(names) != ir.rank(decl.loc):
+                self.fail("E202", f"{decl.loc.value} data has {ir.rank(decl.loc)} "
+                          f"ind{'ex' if ir.rank(decl.loc) == 1 else 'ices'}; `{decl.name}` "
+                          f"names {len(names)}", d.index_span)
+            if d.derived is None and d.initial is None:
+                self.fail("E107", f"`{decl.name}[...]` names the indices of a definition, and "
+                          f"`{decl.name}` has none", d.index_span)
+            for nm in names:
+                if nm in self.decls or nm in RESERVED or names.count(nm) > 1:
+                    self.fail("E101", f"index name `{nm}` is already defined here", d.index_span)
+        return Scope(index_vars=list(names), implicit=True, derived_of=decl.name,
+                     derived_stage=d.stage)
+
+    def lower_definition(self, e: ast.Expr, scope: Scope, loc: ir.Loc) -> ir.Expr:
+        """A whole-array definition, with named indices (`w[u, v] = ...`) renamed to `@i`/`@j`."""
+        out = self.lower_whole(e, scope, loc)
+        rename = dict(zip(scope.index_vars, implicit_vars(loc)))
+        for x in ir.walk_expr(out):
+            if isinstance(x, ir.IndexVar) and x.name in rename and x.axis < ir.rank(loc):
+                x.name = rename[x.name]
+        return out
+
+    def define(self, decl: ir.DataDecl, d: ast.Decl) -> None:
+        implicit_scope = self.index_scope(decl, d)
+        if d.generator is not None:
+            if decl.stage != ir.Stage.INPUT:
+                self.fail("E106", f"only inputs are generated; `{decl.name}` is {d.stage}",
+                          d.generator.span)
+            gen = GENERATORS.get(d.generator.name)
+            if gen is None:
+                self.fail("E104", f"unknown generator `{d.generator.name}`", d.generator.span,
+                          help="one of: " + ", ".join(sorted(GENERATORS)))
+            if gen.location != decl.loc.value:
+                self.fail("E104", f"generator `{gen.name}` makes {gen.location} data but "
+                          f"`{decl.name}` is {decl.loc.value} data", d.generator.span)
+            for k in d.generator.duplicates:
+                self.fail("E105", f"generator parameter `{k}` is given twice", d.generator.span)
+            params = {k: self.generator_param(k, v) for k, v in d.generator.params.items()}
+            problems = validate_params(gen.name, params)
+            if problems:
+                self.fail("E105", "; ".join(problems), d.generator.span,
+                          help="parameters: " + ", ".join(f"{k}={v}" for k, v in
+                                                          gen.defaults.items()))
+            decl.generator = ir.GeneratorSpec(name=gen.name, params={**gen.defaults, **params})
+            misfit = check_declared_type(gen, decl.loc.value, decl.clrs_type, decl.categories,
+                                         decl.generator.params)
+            if misfit:
+                self.fail("E110", misfit[0], d.generator.span,
+                          help="see docs/generators.md for what each generator draws")
+            if d.pad is not None:
+                if decl.loc != ir.Loc.NODE:
+                    self.fail("E105", "`pad` applies to node inputs", d.pad.span)
+                decl.pad = self.coerce(self.value(d.pad, Scope(derived_of=decl.name,
+                                                                derived_stage="input")),
+                                       decl.dtype, d.pad.span)
+        elif d.pad is not None:
+            self.fail("E105", "`pad` needs a generated input", d.pad.span)
+        if d.derived is not None:
+            e = self.lower_definition(d.derived, implicit_scope, decl.loc)
+            decl.derived = self.coerce(e, decl.dtype, d.derived.span)
+        if d.initial is not None:
+            e = self.lower_definition(d.initial, implicit_scope.child(derived_stage="initial"),
+                                      decl.loc)
+            order = list(self.decls)
+            for x in ir.walk_expr(e):
+                nm = x.order if isinstance(x, ir.Chain) else getattr(x, "name", None)
+                if isinstance(x, (ir.Read, ir.VarRef, ir.Chain)) and nm in self.decls and \
+                        self.decls[nm].stage != ir.Stage.INPUT and \
+                        order.index(nm) >= order.index(decl.name):
+                    self.fail("E107", f"the initial value of `{decl.name}` reads `{nm}`, which is "
+                              "declared after it", d.initial.span,
+                              help="declare what an initial value reads before it")
+            decl.initial = self.coerce(e, decl.dtype, d.initial.span)
+        if decl.stage == ir.Stage.INPUT and decl.generator is None and decl.derived is None:
+            self.fail("E106", f"input `{decl.name}` needs a generator (`~ uniform()`) or a "
+                      "definition (`= expr`)", d.span,
+                      help="generators: " + ", ".join(sorted(GENERATORS)))
+
+    def generator_param(self, key: str, v: ast.Expr) -> float | int | bool | ir.Expr:
+        """A generator parameter: a constant, or a size expression in n evaluated when sampling."""
+        if isinstance(v, ast.Num):
+            return v.value
+        if isinstance(v, ast.UnaryExpr) and v.op == "-" and isinstance(v.operand, ast.Num):
+            return -v.operand.value
+        if not _in_n(v):
+            self.fail("E105", f"generator parameter `{key}` must be a constant or an "
+                      "expression in n", v.span,
+                      help="e.g. `p = 2.0 / n`; inputs are drawn before N, m and data exist")
+        return self.expr(v, Scope())[0]
+
+    def lower_graph(self) -> ir.Graph:
+        kind = self.prog.graph_kind
+        if kind == "input":
+            name = self.prog.graph_input
+            d = self.decls.get(name)
+            if d is None or d.stage != ir.Stage.INPUT or d.loc != ir.Loc.EDGE or \
+                    d.clrs_type != "mask":
+                self.err("E108", f"`graph input {name}` needs an edge mask input named `{name}`",
+                         self.prog.graph_span,
+                         help=f"declare `input edge {name}: mask = adjacency(A)`")
+            return ir.Graph(kind="input", input=name, mask_name=name)
+        return ir.Graph(kind=kind, mask_name=None if kind == "complete" else "adj")
+
+    # ------------------------------------------------------------ expressions
+
+
+def _builtin_graph(kind: str) -> ir.Expr:
+    """The edge mask of a built-in interconnection graph, pointwise in (@i, @j)."""
+    i, j = ir.IndexVar(name="@i", axis=0), ir.IndexVar(name="@j", axis=1)
+    b = ir.DType.BOOL
+
+    def eq(x, y):
+        return ir.Binary(op="==", left=x, right=y, dtype=b)
+
+    def orr(x, y):
+        return ir.Binary(op="or", left=x, right=y, dtype=b)
+
+    loop = eq(i, j)
+    if kind == "empty":
+        return loop
+    one = ir.Const(value=1, dtype=ir.DType.INT)
+    if kind == "path":
+        return orr(loop, orr(eq(ir.Binary(op="+", left=i, right=one, dtype=ir.DType.INT), j),
+                             eq(ir.Binary(op="+", left=j, right=one, dtype=ir.DType.INT), i)))
+    zero = ir.Const(value=0, dtype=ir.DType.INT)
+    return orr(loop, orr(eq(i, zero), eq(j, zero)))  # star centred on node 0
+
+
+def _in_n(e: ast.Expr) -> bool:
+    """Whether `e` is built from numbers and `n` with operators and calls only."""
+    if isinstance(e, ast.Name):
+        return e.name == "n"
+    if isinstance(e, ast.UnaryExpr):
+        return _in_n(e.operand)
+    if isinstance(e, ast.BinaryExpr):
+        return _in_n(e.left) and _in_n(e.right)
+    if isinstance(e, ast.CallExpr):
+        return all(_in_n(a) for a in e.args)
+    return isinstance(e, ast.Num)

@@ -1,0 +1,77 @@
+"""What every part of the lowering shares: scopes, reporting, built-in names.
+
+`Reporter` collects diagnostics; `fail` also aborts the expression or
+statement being lowered (`Abort`), so one file reports all its problems.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from algspec import ir, ops
+from algspec.diagnostics import Diagnostic, Span
+from algspec.language import ast
+
+COMBINERS = set(ops.COMBINERS)  # the rules of each are in algspec.ops.REDUCTIONS
+WHOLE_FUNCS = {"onehot", "adjacency", "transpose", "chain"}
+PROBED_TYPES = set(ir.CLRS_TYPES)
+STATE_TYPES = {"int": ir.DType.INT, "float": ir.DType.FLOAT, "bool": ir.DType.BOOL}
+RESERVED = {"n", "N", "m", "index", "inf", "pos", "nodes", "true", "false"}
+INDEX_TYPES = ("pointer", "should_be_permutation", "categorical")  # node indices, not numbers
+
+
+class Abort(Exception):
+    """Stop lowering one expression/statement after a diagnostic was emitted."""
+
+
+@dataclass
+class Scope:
+    """What an expression can see: bound index variables and locals."""
+
+    index_vars: list[str] = field(default_factory=list)
+    implicit: bool = False  # whole-array context: bare node/edge names read pointwise
+    locals: dict[str, tuple[ir.DType, frozenset[int]]] = field(default_factory=dict)
+    in_forall: bool = False
+    in_round: bool = False
+    loop_depth: int = 0
+    derived_of: str | None = None  # lowering the definition of this datum
+    derived_stage: str | None = None
+
+    def child(self, **kw) -> Scope:
+        s = Scope(list(self.index_vars), self.implicit, dict(self.locals), self.in_forall,
+                  self.in_round, self.loop_depth, self.derived_of, self.derived_stage)
+        for k, v in kw.items():
+            setattr(s, k, v)
+        return s
+
+
+def implicit_vars(loc: ir.Loc) -> list[str]:
+    """The implicit index variables of a whole-array expression at `loc`."""
+    return ["@i", "@j"][: ir.rank(loc)]
+
+
+class Reporter:
+    """State shared by the lowering passes: the AST, the declarations so far, diagnostics."""
+
+    def __init__(self, prog: ast.Program, path: str):
+        self.prog = prog
+        self.path = path
+        self.diags: list[Diagnostic] = []
+        self.decls: dict[str, ir.DataDecl] = {}
+        self.decl_ast: dict[str, ast.Decl] = {}
+        self.next_id = 0
+
+    def err(self, code: str, message: str, span: Span, help: str | None = None,
+            path: str | None = None) -> None:
+        """Report a problem; `path` names an included file it is in (default: this file)."""
+        self.diags.append(Diagnostic(code=code, message=message, span=span, help=help,
+                                     path=path or self.path))
+
+    def fail(self, code: str, message: str, span: Span, help: str | None = None):
+        self.err(code, message, span, help)
+        raise Abort()
+
+    def new_id(self) -> int:
+        """Statement ids number the statements in source order (hint frames name them)."""
+        self.next_id += 1
+        return self.next_id - 1

@@ -1,0 +1,316 @@
+"""Lowering of statements: blocks, rounds, foralls, loops and writes (with conflicts)."""
+
+from __future__ import annotations
+
+from algspec import ir, ops
+from algspec.diagnostics import Span
+from algspec.language import ast
+from algspec.lowering.scope import (
+    COMBINERS,
+    INDEX_TYPES,
+    RESERVED,
+    Abort,
+    Reporter,
+    Scope,
+    implicit_vars,
+)
+
+
+class Statements(Reporter):
+    """Statements -> IR statements; rounds and foralls checked for what they may hold."""
+
+    def lower_block(self, stmts: list[ast.Stmt], scope: Scope) -> list[ir.Statement]:
+        out: list[ir.Statement] = []
+        scope = scope.child()  # lets are visible to the end of their block
+        for s in stmts:
+            try:
+                lowered = self.stmt(s, scope)
+            except Abort:
+                continue
+            out.extend(lowered)
+        return out
+
+    def stmt(self, s: ast.Stmt, scope: Scope) -> list[ir.Statement]:
+        if isinstance(s, ast.RecordStmt):
+            if scope.in_round:
+                self.fail("E501", "`record` inside a round: record after the round", s.span)
+            return [ir.Record(id=self.new_id(), span=s.span)]
+        if isinstance(s, ast.BreakStmt):
+            if scope.loop_depth == 0:
+                self.fail("E503", "`break` outside a loop", s.span)
+            return [ir.Break(id=self.new_id(), span=s.span)]
+        if isinstance(s, ast.LetStmt):
+            if s.name in RESERVED:
+                self.fail("E109", f"`{s.name}` is a built-in name", s.span,
+                          help="n, N and m are the sizes, index the node number")
+            if s.name in self.decls or s.name in scope.index_vars:
+                self.fail("E101", f"`{s.name}` is already defined", s.span)
+            v, ax = self.expr(s.value, scope)
+            scope.locals[s.name] = (v.dtype, ax)
+            return [ir.Let(id=self.new_id(), name=s.name, value=v, span=s.span)]
+        if isinstance(s, ast.AssignStmt):
+            return [self.assign(s, scope)]
+        if isinstance(s, ast.IfStmt):
+            c, ax = self.expr(s.cond, scope)
+            if c.dtype != ir.DType.BOOL:
+                self.fail("E205", "an `if` condition must be boolean", s.cond.span)
+            if ax and not scope.in_forall:
+                self.fail("E201", "an `if` condition must be one value", s.cond.span)
+            sid = self.new_id()
+            return [ir.If(id=sid, cond=c, then=self.lower_block(s.then, scope),
+                          otherwise=self.lower_block(s.otherwise, scope), span=s.span)]
+        if isinstance(s, (ast.WhileStmt, ast.ForRangeStmt, ast.ForNodesStmt)):
+            return [self.loop(s, scope)]
+        if isinstance(s, ast.RoundStmt):
+            if scope.in_round:
+                self.fail("E501", "rounds do not nest", s.span)
+            sid = self.new_id()
+            body = self.lower_block(s.body, scope.child(in_round=True))
+            return [ir.Round(id=sid, body=body, span=s.span)]
+        if isinstance(s, ast.CallStmt):
+            return self.call_proc(s, scope)
+        if isinstance(s, (ast.ProcDef, ast.IncludeStmt)):
+            what = "procedure" if isinstance(s, ast.ProcDef) else "include"
+            self.fail("E706", f"a {what} belongs at the top level of a file", s.span)
+        if isinstance(s, ast.ForallStmt):
+            if scope.in_forall:
+                self.fail("E502", "`forall` cannot be nested; use `forall v, u` for edges", s.span)
+            if not scope.in_round:  # sugar: a lone forall is a round of its own
+                return [ir.Round(id=self.new_id(), span=s.span,
+                                 body=self.stmt(s, scope.child(in_round=True)))]
+            return [self.forall(s, scope)]
+        raise AssertionError(type(s))
+
+    def forall(self, s: ast.ForallStmt, scope: Scope) -> ir.Forall:
+        for v in s.vars:
+            if v in self.decls or v in scope.locals or v in RESERVED:
+                self.fail("E101", f"`{v}` is already defined; pick another processor name",
+                          s.span)
+        if len(s.vars) == 2 and s.vars[0] == s.vars[1]:
+            self.fail("E101", "the two processor variables must differ", s.span)
+        inner = scope.child(index_vars=list(s.vars), in_forall=True)
+        guard = None
+        if s.guard is not None:
+            guard, _ = self.expr(s.guard, inner)
+            if guard.dtype != ir.DType.BOOL:
+                self.fail("E205", "a `where` guard must be boolean", s.guard.span)
+        sid = self.new_id()
+        body = self.lower_block(s.body, inner)
+        return ir.Forall(id=sid, vars=list(s.vars), guard=guard, body=body, span=s.span)
+
+    def loop(self, s, scope: Scope) -> ir.Statement:
+        if scope.in_round:
+            self.fail("E501", "loops are not allowed inside a round", s.span,
+                      help="a round is one synchronous step; put the loop around the round")
+        inner = scope.child(loop_depth=scope.loop_depth + 1)
+        if isinstance(s, ast.WhileStmt):
+            c, _ = self.expr(s.cond, scope)
+            if c.dtype != ir.DType.BOOL:
+                self.fail("E205", "a `while` condition must be boolean", s.cond.span)
+            if s.bound is None:
+                self.fail("E604", "`while` needs a worst-case bound in n and m", s.span,
+                          help="e.g. `while lo < hi bound log2(n) + 1 { ... }`; the interpreter "
+                               "enforces it and the efficiency analysis counts it")
+            bound = self.static_expr(s.bound, "loop bound")
+            if bound is None:
+                raise Abort()
+            sid = self.new_id()
+            return ir.While(id=sid, cond=c, bound=bound, whp=s.whp,
+                            body=self.lower_block(s.body, inner), span=s.span)
+        var_local = self.loop_var(s.var, s.span, scope, inner)
+        if isinstance(s, ast.ForRangeStmt):
+            start, _ = self.expr(s.start, scope)
+            stop, _ = self.expr(s.stop, scope)
+            for x, a in ((start, s.start), (stop, s.stop)):
+                if x.dtype != ir.DType.INT:
+                    self.fail("E203", "range ends must be integers", a.span)
+            bound = self.range_bound(start, stop, s)
+            sid = self.new_id()
+            return ir.ForRange(id=sid, var=s.var, var_local=var_local, start=start, stop=stop,
+                               reverse=s.reverse, bound=bound,
+                               body=self.lower_block(s.body, inner), span=s.span)
+        key = self.lower_whole(s.key, scope.child(index_vars=["@i"], implicit=True), ir.Loc.NODE)
+        if key.dtype not in ops.NUMERIC:
+            self.fail("E205", "nodes are ordered by a numeric key", s.key.span)
+        sid = self.new_id()
+        return ir.ForNodes(id=sid, var=s.var, var_local=var_local, key=key,
+                           body=self.lower_block(s.body, inner), span=s.span)
+
+    def loop_var(self, name: str, span: Span, scope: Scope, inner: Scope) -> bool:
+        d = self.decls.get(name)
+        if d is not None:
+            if d.loc != ir.Loc.GRAPH or d.dtype != ir.DType.INT or d.stage != ir.Stage.STATE:
+                self.fail("E205", f"loop variable `{name}` is declared but is not a graph-level "
+                          "int state", span)
+            return False
+        if name in RESERVED or name in scope.index_vars:
+            self.fail("E101", f"`{name}` cannot be a loop variable", span)
+        inner.locals[name] = (ir.DType.INT, frozenset())
+        return True
+
+    def range_bound(self, start: ir.Expr, stop: ir.Expr, s: ast.ForRangeStmt) -> ir.Expr:
+        def static(x):
+            return all(isinstance(y, (ir.Const, ir.Binary, ir.Unary, ir.Call, ir.Size))
+                       for y in ir.walk_expr(x))
+        if s.bound is not None:  # `for x in a .. b bound B`: B trips at most, checked at run time
+            bound = self.static_expr(s.bound, "loop bound")
+            if bound is None:
+                raise Abort()
+            return bound
+        if not static(stop):
+            self.fail("E602", "the end of a range must be an expression in n and m", s.stop.span,
+                      help="for a data-dependent loop use `while cond bound EXPR`")
+        if static(start):
+            return ir.Binary(op="-", left=stop, right=start, dtype=ir.DType.INT)
+        return stop  # worst case: start at 0
+
+    def target(self, lv: ast.LValue, scope: Scope, comb: str | None) -> tuple[ir.Target, bool]:
+        """Lower an assignment target; the flag says whether concurrent writers may collide."""
+        if lv.name in scope.locals and not lv.indices:
+            dt, _ = scope.locals[lv.name]
+            return ir.Target(name=lv.name, loc=ir.Loc.GRAPH, local=True, dtype=dt,
+                             span=lv.span), False
+        d = self.decls.get(lv.name)
+        if d is None:
+            self.fail("E206", f"unknown name `{lv.name}`", lv.span,
+                      help="declare it (`state graph x: int = 0`) or bind it with `let`")
+        if d.stage == ir.Stage.INPUT:
+            self.fail("E301", f"`{lv.name}` is an input and cannot be written", lv.span,
+                      help="copy it into a state or hint first")
+        if d.derived is not None:
+            self.fail("E302", f"`{lv.name}` is defined as a view (`= ...`) and cannot be "
+                      "written", lv.span, help="write the state it is defined from")
+        if not lv.indices:
+            if d.loc == ir.Loc.GRAPH:
+                return ir.Target(name=d.name, loc=d.loc, dtype=d.dtype, span=lv.span), \
+                    scope.in_forall
+            if scope.in_forall:
+                self.fail("E201", f"`{lv.name}` is {d.loc.value} data; write one element "
+                          f"(`{lv.name}[v]`)", lv.span)
+            return ir.Target(name=d.name, loc=d.loc, whole=True, dtype=d.dtype, span=lv.span), \
+                False
+        want = {ir.Loc.GRAPH: 0, ir.Loc.NODE: 1, ir.Loc.EDGE: 2}[d.loc]
+        if len(lv.indices) != want:
+            self.fail("E202", f"`{lv.name}` is {d.loc.value} data and takes {want} indices",
+                      lv.span)
+        idx = []
+        for x in lv.indices:
+            xe, _ = self.expr(x, scope)
+            if xe.dtype != ir.DType.INT:
+                self.fail("E203", "index must be an integer", x.span)
+            idx.append(xe)
+        conflict = scope.in_forall and not private_write(idx, scope.index_vars)
+        return ir.Target(name=d.name, loc=d.loc, indices=idx, dtype=d.dtype, span=lv.span), \
+            conflict
+
+    def assign(self, s: ast.AssignStmt, scope: Scope) -> ir.Assign:
+        if len(s.targets) != len(s.values):
+            self.fail("E303", f"{len(s.targets)} targets but {len(s.values)} values", s.span)
+        if s.op != "=" and len(s.targets) != 1:
+            self.fail("E303", f"`{s.op}` takes one target", s.span)
+        comb = s.combiner
+        if comb is not None and comb not in COMBINERS:
+            self.fail("E402", f"unknown combiner `{comb}`", s.combiner_span or s.span,
+                      help="one of: " + ", ".join(sorted(COMBINERS)))
+        if comb is not None and not scope.in_forall:
+            self.fail("E403", f"`by {comb}` combines concurrent writes of a `forall`; this "
+                      "write is sequential", s.combiner_span or s.span)
+        key: list[ir.Expr] = []
+        if comb is not None:
+            key = self.combiner_key(s, scope)
+        targets, values = [], []
+        for lv, ve in zip(s.targets, s.values):
+            t, conflict = self.target(lv, scope, comb)
+            if conflict and comb is None:
+                self.fail("E401", f"processors may write `{lv.name}` concurrently; say how "
+                          "the writes combine", lv.span,
+                          help="append `by priority` (lowest index wins), `by min`, `by max`, "
+                               "`by sum`, `by any`, `by all` or `by argmin KEY` / `by argmax KEY` "
+                               "(the writer with the smallest/largest key)")
+            if t.whole:
+                v = self.lower_whole(ve, scope.child(index_vars=implicit_vars(t.loc),
+                                                     implicit=True), t.loc)
+            else:
+                v, ax = self.expr(ve, scope)
+                if ax and not scope.in_forall:
+                    self.fail("E201", "the value is an array; assign it to a whole node array "
+                              "or index it", ve.span)
+            if s.op != "=":
+                cur_ast = ast.IndexExpr(name=lv.name, indices=lv.indices, span=lv.span) \
+                    if lv.indices else ast.Name(name=lv.name, span=lv.span)
+                cur, _ = self.expr(cur_ast, scope)
+                dt = self.apply_op(ops.BINARY[s.op[0]], [cur_ast, ve], [cur, v], s.span)
+                v = ir.Binary(op=s.op[0], left=cur, right=v, dtype=dt, span=s.span)
+            if comb is not None and not ops.COMBINERS[comb].picks and not t.local and \
+                    self.decls[t.name].clrs_type in INDEX_TYPES:
+                d = self.decls[t.name]
+                self.fail("E204", f"`{t.name}` is a {d.clrs_type}: `by {comb}` adds the written "
+                          "node indices as numbers", s.combiner_span or s.span,
+                          help="pointers index nodes; pick one of the written values with "
+                               "`by priority`, `by min` or `by max`")
+            if comb is not None:
+                try:
+                    ops.COMBINERS[comb].type_rule(v.dtype)
+                except ops.OpTypeError as err:
+                    self.fail("E205", f"`by {comb}` combines values: {err.message}", ve.span)
+            targets.append(t)
+            values.append(self.coerce(v, t.dtype, ve.span))
+        return ir.Assign(id=self.new_id(), targets=targets, values=values, combiner=comb,
+                         key=key, span=s.span)
+
+    def combiner_key(self, s: ast.AssignStmt, scope: Scope) -> list[ir.Expr]:
+        """`by argmin KEY` / `by argmax KEY`: the key each writer is ranked by (a tuple or one value)."""
+        comb = s.combiner
+        keyed = ops.COMBINERS[comb].keyed
+        if s.combiner_key is None:
+            if keyed:
+                self.fail("E402", f"`by {comb}` needs a key: the writer with the "
+                          f"{'smallest' if comb == 'argmin' else 'largest'} key wins",
+                          s.combiner_span or s.span, help=f"e.g. `best[v] = u by {comb} (w, u)`")
+            return []
+        if not keyed:
+            self.fail("E402", f"`by {comb}` takes no key; only `by argmin`/`by argmax` do",
+                      s.combiner_key.span)
+        k, _ = self.key(s.combiner_key, scope, f"by {comb}")
+        return list(k.args) if isinstance(k, ir.Tuple) else [k]
+
+
+def _shift_of(e: ir.Expr, procs: set[str]) -> str | None:
+    """The processor variable v if `e` is v, -e', or e' +/- c with c free of processor variables.
+
+    Such an index is injective in v once the other processor variables are fixed.
+    """
+    if isinstance(e, ir.IndexVar):
+        return e.name if e.name in procs else None
+    if isinstance(e, ir.Unary) and e.op == "-":
+        return _shift_of(e.operand, procs)
+    if isinstance(e, ir.Binary) and e.op in ("+", "-"):
+        for a, c in ((e.left, e.right), (e.right, e.left)):
+            if not (ir.free_ivars(c) & procs):
+                v = _shift_of(a, procs)
+                if v is not None:
+                    return v
+    return None
+
+
+def private_write(indices: list[ir.Expr], proc_vars: list[str]) -> bool:
+    """Whether each processor of a `forall` writes its own cell (no two write the same place).
+
+    That holds when the index tuple is injective in the processor variables:
+    solve for them one index at a time. An index `v` (or `v + c`, `c - v`, ...)
+    determines v once the processor variables in c are determined; the write is
+    private when every processor variable gets determined, whatever the order of
+    the indices (`x[v]`, `A[v, u]`, `A[u, v]`, `A[v, v]` in `forall v`, `A[v, 0]`).
+    """
+    procs = set(proc_vars)
+    known: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for e in indices:
+            v = _shift_of(e, procs - known)
+            if v is not None and v not in known and \
+                    (ir.free_ivars(e) & procs) - {v} <= known:
+                known.add(v)
+                changed = True
+    return known == procs

@@ -1,0 +1,566 @@
+"""One table of semantics for every operator and pointwise builtin.
+
+In the style of JAX's primitive rule tables: each `Op` carries every rule a
+pass needs, so the passes never spell out what `+` or `log2` means themselves:
+
+- `type_rule(dtypes) -> dtype`   the checker (raises `OpTypeError`)
+- `numpy(*arrays) -> array`      the batched interpreter, elementwise
+- `size(*numbers) -> number`     concrete sizes: node counts, loop bounds at n, m
+- `size_class(*classes)`         worst-case asymptotic class of a size expression
+                                 (on `algspec.efficiency.asymptotic.Asymptotic`;
+                                 raises `NotASize` where the op makes no size)
+- `text(*operand_texts) -> str`  source-like text for lint/efficiency messages
+
+`pointer` says how the op treats pointer-typed operands (pointers are node
+indices, not numbers: E204): "ok" never complains, "float" complains when
+combined with a float operand, "never" always complains.
+
+Meanings fixed here (the copies in the passes used to disagree):
+- `log2(x)` is the base-2 logarithm, unclamped, in every evaluator:
+  `log2(1) = 0`, `log2(0) = -inf`, `log2(x < 0) = nan`. A loop bound that
+  evaluates below zero (or to -inf/nan) allows no iterations.
+- `/` is true division (float result); `//` and `%` floor, as Python and numpy.
+- `int(x)` truncates toward zero; `floor`/`ceil` round and give ints.
+- `float(x)` converts; it is the one way to use a pointer as a number.
+
+Aggregations (`min(... for u in nodes)`) and write combiners (`by sum`) are
+`Reduction`s in `REDUCTIONS`: type rule, neutral element, numpy ufunc, and
+whether the result is one of the inputs (only those may combine pointers).
+
+Adding a builtin means adding one `Op` here; `tests/test_ops.py` checks that
+every op has every rule and that `numpy` and `size` agree.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from algspec.ir import DType
+
+NUMERIC = frozenset({DType.INT, DType.FLOAT})
+
+
+class OpTypeError(Exception):
+    """A type rule rejected its operands. `arg` is the offending operand (None: the whole op)."""
+
+    def __init__(self, message: str, arg: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.arg = arg
+
+
+class NotASize(Exception):
+    """The op has no meaning in a size expression (loop bound, node count)."""
+
+
+@dataclass(frozen=True)
+class Op:
+    """Every rule of one operator or builtin."""
+
+    name: str
+    kind: Literal["unary", "binary", "call"]
+    arity: int
+    type_rule: Callable[[tuple[DType, ...]], DType]
+    numpy: Callable[..., Any]
+    size: Callable[..., Any]
+    size_class: Callable[..., Any]
+    text: Callable[..., str]
+    precedence: int  # for `text`: higher binds tighter (calls/atoms 100)
+    pointer: Literal["ok", "float", "never"]
+    doc: str
+    assoc: Literal["left", "right", "none"] = "left"  # for `text` of binary operators
+    class_uses_values: bool = False  # size_class also gets `values=` (constant args, else None)
+
+
+# ------------------------------------------------------------------ type rules
+def join(a: DType, b: DType) -> DType | None:
+    """The common dtype of two values: equal, or int widened to float; None if none."""
+    if a == b:
+        return a
+    if {a, b} == NUMERIC:
+        return DType.FLOAT
+    return None
+
+
+def _need_numbers(name: str):
+    def rule(ts: tuple[DType, ...]) -> None:
+        for k, t in enumerate(ts):
+            if t not in NUMERIC:
+                raise OpTypeError(f"`{name}` needs numbers, not {t.value}", k)
+    return rule
+
+
+def _arith(name: str) -> Callable[[tuple[DType, ...]], DType]:
+    check = _need_numbers(name)
+
+    def rule(ts):
+        check(ts)
+        return join(*ts)
+    return rule
+
+
+def _to(name: str, result: DType, same: bool = False):
+    check = _need_numbers(name)
+
+    def rule(ts):
+        check(ts)
+        return ts[0] if same else result
+    return rule
+
+
+def _order_rule(name: str):
+    check = _need_numbers(name)
+
+    def rule(ts):
+        check(ts)
+        return DType.BOOL
+    return rule
+
+
+def _eq_rule(ts):
+    if join(*ts) is None:
+        raise OpTypeError(f"cannot compare {ts[0].value} with {ts[1].value}")
+    return DType.BOOL
+
+
+def _logic(name: str):
+    def rule(ts):
+        for k, t in enumerate(ts):
+            if t != DType.BOOL:
+                raise OpTypeError(f"`{name}` needs booleans", k)
+        return DType.BOOL
+    return rule
+
+
+def _neg_rule(ts):
+    if ts[0] not in NUMERIC:
+        raise OpTypeError("`-` needs a number", 0)
+    return ts[0]
+
+
+def _min_max_rule(name: str):
+    check = _need_numbers(name)
+
+    def rule(ts):
+        check(ts)
+        return join(*ts)
+    return rule
+
+
+def _int_rule(name: str):
+    def rule(ts):
+        for k, t in enumerate(ts):
+            if t != DType.INT:
+                raise OpTypeError(f"`{name}` needs ints, not {t.value}", k)
+        return DType.INT
+    return rule
+
+
+# ------------------------------------------------------------------ numpy rules
+def _np_div(a, b):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.true_divide(a, b)
+
+
+def _np_log2(x):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log2(x)
+
+
+def _np_sqrt(x):
+    with np.errstate(invalid="ignore"):
+        return np.sqrt(x)
+
+
+def _np_int(x):
+    return np.trunc(x).astype(np.int64)
+
+
+def _np_floor(x):
+    return np.floor(x).astype(np.int64)
+
+
+def _np_ceil(x):
+    return np.ceil(x).astype(np.int64)
+
+
+def _np_float(x):
+    return np.asarray(x, dtype=np.float64)
+
+
+MAX_SHIFT = 63
+
+
+def _np_lshift(a, b):
+    return np.left_shift(a, np.clip(b, 0, MAX_SHIFT))
+
+
+def _np_rshift(a, b):
+    return np.right_shift(a, np.clip(b, 0, MAX_SHIFT))
+
+
+def _np_pow(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind in "iub" and b.dtype.kind in "iub":
+        a, b = a.astype(np.int64), b.astype(np.int64)
+        neg = b < 0
+        out = np.power(a, np.where(neg, 0, b))
+        if neg.any():  # an int to a negative power: truncated toward zero, as int(a ** b)
+            odd = (np.abs(b) % 2) == 1
+            small = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0))
+            out = np.where(neg, small, out)
+        return out
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return np.power(a.astype(np.float64), b)
+
+
+def _np_pow2ceil(x):
+    x = np.asarray(x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        e = np.ceil(np.log2(np.maximum(x, 1)))
+    return np.left_shift(np.int64(1), e.astype(np.int64))
+
+
+# ------------------------------------------------------------------ size rules
+# Python numbers, with numpy's meaning where Python would raise.
+def _sz_div(a, b):
+    if b == 0:
+        return math.nan if a == 0 else math.copysign(math.inf, a) * math.copysign(1, b)
+    return a / b
+
+
+def _sz_log2(x):
+    if x > 0:
+        return math.log2(x)
+    return -math.inf if x == 0 else math.nan
+
+
+def _sz_sqrt(x):
+    return math.sqrt(x) if x >= 0 else math.nan
+
+
+def _sz_floor_div(a, b):
+    if b == 0:
+        raise ZeroDivisionError("integer division by zero in a size expression")
+    return a // b
+
+
+def _sz_mod(a, b):
+    if b == 0:
+        raise ZeroDivisionError("integer division by zero in a size expression")
+    return a % b
+
+
+def _ints(f):
+    """A size rule on ints: sizes may arrive as integral floats."""
+    return lambda *args: f(*(int(a) for a in args))
+
+
+def _sz_lshift(a, b):
+    return int(a) << min(max(int(b), 0), MAX_SHIFT)
+
+
+def _sz_rshift(a, b):
+    return int(a) >> min(max(int(b), 0), MAX_SHIFT)
+
+
+def _sz_pow(a, b):
+    if isinstance(a, int) and isinstance(b, int):
+        if b >= 0:
+            return a ** b
+        return 1 if a == 1 else ((-1 if b % 2 else 1) if a == -1 else 0)
+    if a == 0 and b < 0:
+        return math.inf
+    try:
+        return math.pow(a, b)
+    except ValueError:
+        return math.nan
+    except OverflowError:
+        return math.inf
+
+
+def _sz_pow2ceil(x):
+    return 1 if x <= 1 else 1 << math.ceil(math.log2(x))
+
+
+# ------------------------------------------------------------------ class rules
+def _asym():
+    """The asymptotic module, imported late: efficiency imports this module."""
+    from algspec.efficiency import asymptotic
+    return asymptotic
+
+
+def _not_a_size(what: str):
+    def rule(*args):
+        raise NotASize(f"{what} in a size expression")
+    return rule
+
+
+def _cls_sub(a, b):
+    return a if not a.is_zero else _asym().zero
+
+
+def _cls_div(a, b):
+    if b.is_zero:
+        raise NotASize("division by zero in a size expression")
+    return a / b
+
+
+def _cls_max(*args):
+    out = _asym().zero
+    for a in args:
+        out = out + a
+    return out
+
+
+def _cls_min(*args):
+    best = args[0]
+    for a in args[1:]:
+        if a.is_O(best):
+            best = a
+    return best
+
+
+def _cls_same(a):
+    return a
+
+
+def _cls_pow(a, b, values=(None, None)):
+    """a ** b: the exponent must be a known constant (a class cannot say how large it is)."""
+    e = values[1]
+    if e is None:
+        if b.is_zero:
+            return _asym().one
+        raise NotASize("`**` with an exponent that grows")
+    return a ** e if e > 0 else (_asym().one if e == 0 else _asym().zero)
+
+
+def _cls_lshift(a, b, values=(None, None)):
+    """a << c for a constant c is a constant multiple of a."""
+    if values[1] is None:
+        raise NotASize("`<<` by a count that grows")
+    return a
+
+
+def _cls_bits(a, b):
+    """a & b, a | b, a ^ b of non-negative sizes are below twice the larger one."""
+    return a + b
+
+
+def _cls_pow2ceil(a):
+    return a + _asym().one
+
+
+# ------------------------------------------------------------------ text rules
+def _infix(op: str):
+    return lambda a, b: f"{a} {op} {b}"
+
+
+def _prefix(op: str):
+    return lambda a: f"{op}{a}"
+
+
+def _callf(name: str):
+    return lambda *args: f"{name}({', '.join(args)})"
+
+
+# ------------------------------------------------------------------ the table
+def _binary(name, type_rule, np_f, size_f, cls_f, prec, pointer, doc, **kw) -> Op:
+    return Op(name, "binary", 2, type_rule, np_f, size_f, cls_f, _infix(name), prec, pointer, doc,
+              **kw)
+
+
+def _call(name, arity, type_rule, np_f, size_f, cls_f, pointer, doc) -> Op:
+    return Op(name, "call", arity, type_rule, np_f, size_f, cls_f, _callf(name), 100, pointer,
+              doc)
+
+
+_OPS = [
+    # unary
+    Op("-", "unary", 1, _neg_rule, np.negative, operator.neg, lambda a: _asym().zero,
+       _prefix("-"), 90, "never", "negation; in a size it only lowers a sum, so its class is 0"),
+    Op("not", "unary", 1, _logic("not"), np.logical_not, operator.not_, _not_a_size("`not`"),
+       _prefix("not "), 30, "ok", "boolean negation"),
+    Op("~", "unary", 1, _int_rule("~"), np.invert, _ints(operator.invert), _not_a_size("`~`"),
+       _prefix("~"), 90, "never", "bitwise not of an int (-x - 1)"),
+    # arithmetic
+    _binary("+", _arith("+"), np.add, operator.add, lambda a, b: a + b, 60, "float", "addition"),
+    _binary("-", _arith("-"), np.subtract, operator.sub, _cls_sub, 60, "float",
+            "subtraction; as a size class, a - b is O(a)"),
+    _binary("*", _arith("*"), np.multiply, operator.mul, lambda a, b: a * b, 70, "float",
+            "multiplication"),
+    _binary("/", _to("/", DType.FLOAT), _np_div, _sz_div, _cls_div, 70, "float",
+            "true division, always a float"),
+    _binary("//", _arith("//"), np.floor_divide, _sz_floor_div, _cls_div, 70, "float",
+            "floor division (int by zero is a run-time fault R104)"),
+    _binary("%", _arith("%"), np.mod, _sz_mod, lambda a, b: b, 70, "float",
+            "floor modulo (sign of the divisor); as a size class, a % b is O(b)"),
+    # comparisons
+    *[_binary(o, _order_rule(o), f, f2, _not_a_size(f"comparison `{o}`"), 50, "float",
+              "numeric comparison", assoc="none")
+      for o, f, f2 in (("<", np.less, operator.lt), ("<=", np.less_equal, operator.le),
+                       (">", np.greater, operator.gt), (">=", np.greater_equal, operator.ge))],
+    *[_binary(o, _eq_rule, f, f2, _not_a_size(f"comparison `{o}`"), 50, "float",
+              "equality of two values of one dtype (int and float compare as floats)",
+              assoc="none")
+      for o, f, f2 in (("==", np.equal, operator.eq), ("!=", np.not_equal, operator.ne))],
+    # bits and powers (Python's precedence: | below ^ below & below shifts below + -)
+    _binary("|", _int_rule("|"), np.bitwise_or, _ints(operator.or_), _cls_bits, 52, "never",
+            "bitwise or of ints"),
+    _binary("^", _int_rule("^"), np.bitwise_xor, _ints(operator.xor), _cls_bits, 54, "never",
+            "bitwise exclusive or of ints"),
+    _binary("&", _int_rule("&"), np.bitwise_and, _ints(operator.and_), lambda a, b: _cls_min(a, b),
+            56, "never", "bitwise and of ints; as a size class, the smaller operand"),
+    _binary("<<", _int_rule("<<"), _np_lshift, _sz_lshift, _cls_lshift, 58, "never",
+            f"left shift of ints; the count is clamped to 0..{MAX_SHIFT} (int64 wraps); as a "
+            "size class the count must be a constant", class_uses_values=True),
+    _binary(">>", _int_rule(">>"), _np_rshift, _sz_rshift, lambda a, b: a, 58, "never",
+            f"arithmetic right shift of ints; the count is clamped to 0..{MAX_SHIFT}"),
+    _binary("**", _arith("**"), _np_pow, _sz_pow, _cls_pow, 95, "never",
+            "power; int ** int is an int (with a negative exponent: 1 and -1 give +-1, other "
+            "bases 0); as a size class the exponent must be a constant",
+            assoc="right", class_uses_values=True),
+    # logic (the interpreter short-circuits these lane by lane)
+    _binary("and", _logic("and"), np.logical_and, lambda a, b: bool(a) and bool(b),
+            _not_a_size("`and`"), 20, "ok", "boolean and"),
+    _binary("or", _logic("or"), np.logical_or, lambda a, b: bool(a) or bool(b),
+            _not_a_size("`or`"), 10, "ok", "boolean or"),
+    # builtins
+    _call("abs", 1, _to("abs", DType.INT, same=True), np.abs, abs, _cls_same, "never",
+          "absolute value"),
+    _call("floor", 1, _to("floor", DType.INT), _np_floor, math.floor, _cls_same, "never",
+          "round down to an int"),
+    _call("ceil", 1, _to("ceil", DType.INT), _np_ceil, math.ceil, _cls_same, "never",
+          "round up to an int"),
+    _call("int", 1, _to("int", DType.INT), _np_int, math.trunc, _cls_same, "never",
+          "truncate toward zero to an int"),
+    _call("float", 1, _to("float", DType.FLOAT), _np_float, float, _cls_same, "ok",
+          "convert to float (the way to use a pointer as a number)"),
+    _call("sqrt", 1, _to("sqrt", DType.FLOAT), _np_sqrt, _sz_sqrt, lambda a: a ** 0.5, "never",
+          "square root (nan below 0)"),
+    _call("log2", 1, _to("log2", DType.FLOAT), _np_log2, _sz_log2, lambda a: a.log(), "never",
+          "base-2 logarithm, unclamped: log2(0) = -inf, nan below 0"),
+    _call("min", 2, _min_max_rule("min"), np.minimum, min, _cls_min, "never",
+          "the smaller of two numbers; as a class, the one that is O(the other)"),
+    _call("max", 2, _min_max_rule("max"), np.maximum, max, _cls_max, "never",
+          "the larger of two numbers; as a class, their sum"),
+    _call("atan2", 2, _to("atan2", DType.FLOAT), np.arctan2, math.atan2,
+          _not_a_size("`atan2`"), "never",
+          "atan2(y, x): the angle of the point (x, y) in radians, as math.atan2 (graham_scan)"),
+    _call("pow2ceil", 1, _to("pow2ceil", DType.INT), _np_pow2ceil, _sz_pow2ceil, _cls_pow2ceil,
+          "never", "the smallest power of two >= x (1 for x <= 1), e.g. `nodes pow2ceil(n)`"),
+]
+
+UNARY: dict[str, Op] = {o.name: o for o in _OPS if o.kind == "unary"}
+BINARY: dict[str, Op] = {o.name: o for o in _OPS if o.kind == "binary"}
+CALLS: dict[str, Op] = {o.name: o for o in _OPS if o.kind == "call"}
+ALL: tuple[Op, ...] = tuple(_OPS)
+
+
+# ------------------------------------------------------------------ reductions
+@dataclass(frozen=True)
+class Reduction:
+    """An aggregation (`min(x[u] for u in nodes)`) and/or a write combiner (`by min`).
+
+    `type_rule(value dtype) -> result dtype` (OpTypeError); `identity` is the
+    neutral value (`op(b if c else identity ...)` reduces like a filter);
+    `ufunc` combines two values elementwise (numpy); `picks` says the result is
+    one of the inputs (so it may combine pointers: `sum` computes a new value).
+    """
+
+    name: str
+    type_rule: Callable[[DType], DType]
+    identity: float | bool | None
+    ufunc: Any
+    picks: bool
+    aggregate: bool
+    combiner: bool
+    doc: str
+    keyed: bool = False  # argmin/argmax: a (tuple) key picks the element; ties by lowest index
+
+
+def _reduce_rule(name: str, want: str, result: DType | None = None):
+    def rule(t: DType) -> DType:
+        if want == "bool" and t != DType.BOOL:
+            raise OpTypeError(f"`{name}` needs booleans, not {t.value}", 0)
+        if want == "number" and t not in NUMERIC:
+            raise OpTypeError(f"`{name}` needs numbers, not {t.value}", 0)
+        return result or t
+    return rule
+
+
+REDUCTIONS: dict[str, Reduction] = {r.name: r for r in [
+    Reduction("min", _reduce_rule("min", "number"), math.inf, np.minimum, True, True, True,
+              "the smallest value (an empty aggregation needs `default`, R103)"),
+    Reduction("max", _reduce_rule("max", "number"), -math.inf, np.maximum, True, True, True,
+              "the largest value (an empty aggregation needs `default`, R103)"),
+    Reduction("sum", _reduce_rule("sum", "number"), 0, np.add, False, True, True,
+              "the sum (0 for an empty set); computes a new value, so never of pointers (E204)"),
+    Reduction("any", _reduce_rule("any", "bool"), False, np.logical_or, True, True, True,
+              "some value is true (false for an empty set)"),
+    Reduction("all", _reduce_rule("all", "bool"), True, np.logical_and, True, True, True,
+              "every value is true (true for an empty set)"),
+    Reduction("count", _reduce_rule("count", "bool", DType.INT), False, np.add, False, True,
+              False, "how many values are true (an int)"),
+    Reduction("argmin", _reduce_rule("argmin", "any", DType.INT), None, None, True, True, True,
+              "as an aggregation, the node whose key is smallest (keys compare "
+              "lexicographically, ties by lowest index; empty needs `default`, R103); as a "
+              "combiner `v by argmin KEY`, the write whose key is smallest (ties: lowest "
+              "processor index)", keyed=True),
+    Reduction("argmax", _reduce_rule("argmax", "any", DType.INT), None, None, True, True, True,
+              "as argmin, for the largest key (ties still by lowest index)", keyed=True),
+    Reduction("priority", _reduce_rule("priority", "any"), None, None, True, False, True,
+              "the write of the lowest processor index wins (priority CRCW)"),
+]}
+AGGREGATIONS = {k: r for k, r in REDUCTIONS.items() if r.aggregate}
+COMBINERS = {k: r for k, r in REDUCTIONS.items() if r.combiner}
+
+
+def lookup(kind: str, name: str) -> Op:
+    """The op of an IR node kind ("unary", "binary", "call") and name; KeyError if unknown."""
+    return {"unary": UNARY, "binary": BINARY, "call": CALLS}[kind][name]
+
+
+def op_of(e) -> Op | None:
+    """The op an IR expression applies (Unary, Binary or Call), or None."""
+    kind = getattr(e, "kind", None)
+    if kind == "unary":
+        return UNARY[e.op]
+    if kind == "binary":
+        return BINARY[e.op]
+    if kind == "call":
+        return CALLS[e.func]
+    return None
+
+
+def text(e, leaf: Callable[[Any], str]) -> str:
+    """Source-like text of an expression tree, parenthesised by precedence.
+
+    `leaf` renders what is not an op (constants, sizes, names).
+    """
+    op = op_of(e)
+    if op is None:
+        return leaf(e)
+    subs = [e.operand] if op.kind == "unary" else (
+        [e.left, e.right] if op.kind == "binary" else list(e.args))
+    parts = []
+    for k, sub in enumerate(subs):
+        s = text(sub, leaf)
+        inner = op_of(sub)
+        if op.kind != "call" and inner is not None and inner.kind != "call" and (
+                inner.precedence < op.precedence or
+                (inner.precedence == op.precedence and op.kind == "binary" and (
+                    op.assoc == "none" or (k == 1) == (op.assoc == "left")))):
+            s = f"({s})"
+        parts.append(s)
+    return op.text(*parts)
+
+
+__all__ = ["AGGREGATIONS", "ALL", "BINARY", "CALLS", "COMBINERS", "NUMERIC", "REDUCTIONS", "UNARY",
+           "NotASize", "Op", "OpTypeError", "Reduction", "join", "lookup", "op_of", "text"]

@@ -1,0 +1,288 @@
+"""Run a grid's runs side by side: local worker processes (`--jobs N`) or Ray tasks.
+
+Both launchers keep the grid's guarantees: a run is done only when its
+`result.json` exists, and that file is written atomically and last, so a
+worker that dies (killed, out of memory, a lost Ray node) leaves its run
+"todo". Such a run is retried `retries` times, then reported as failed; the
+next `algspec experiment` on the same folder picks it up again. A run whose
+training raises is reported at once (retrying would fail the same way).
+
+GPU memory: every run gets its own process and, unless the environment
+already says otherwise, a preallocated share of 0.9 / (runs side by side) of
+the GPU (`XLA_PYTHON_CLIENT_MEM_FRACTION`), so N runs fit on one GPU.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from algspec.training.experiment import GridError, RunSpec
+from algspec.training.worker import EXIT_RUN_FAILED
+
+RESULT = "result.json"
+Log = Callable[[str], None]
+
+
+@dataclass
+class Outcome:
+    """What became of one run: done, or failed with a reason (and whether its worker died)."""
+
+    run: RunSpec
+    ok: bool
+    error: str = ""
+    died: bool = False
+    attempts: int = 1
+
+
+def memory_env(side_by_side: int) -> dict[str, str]:
+    """XLA settings giving each of `side_by_side` processes its own share of a GPU."""
+    env = {}
+    if "XLA_PYTHON_CLIENT_MEM_FRACTION" not in os.environ:
+        env["XLA_PYTHON_CLIENT_MEM_FRACTION"] = f"{0.9 / max(1, side_by_side):.3f}"
+    return env
+
+
+def _describe_exit(code: int) -> str:
+    if code < 0:
+        try:
+            return f"worker died ({signal.Signals(-code).name})"
+        except ValueError:
+            return f"worker died (signal {-code})"
+    return f"worker exited with status {code}"
+
+
+def _log_tail(path: Path, lines: int = 3) -> str:
+    try:
+        text = path.read_text(errors="replace").strip().splitlines()
+    except OSError:
+        return ""
+    return " | ".join(text[-lines:])
+
+
+def run_local(
+    todo: list[RunSpec],
+    jobs: int,
+    log: Log,
+    *,
+    retries: int = 1,
+    worker_cmd: list[str] | None = None,
+) -> list[Outcome]:
+    """Run `todo` in at most `jobs` worker processes at a time (see `algspec.training.worker`)."""
+    cmd = worker_cmd or [sys.executable, "-m", "algspec.training.worker"]
+    env = {**os.environ, **memory_env(jobs)}
+    live: set[subprocess.Popen] = set()
+    lock = threading.Lock()
+    stopping = threading.Event()
+
+    def one(run: RunSpec) -> Outcome:
+        run.dir.mkdir(parents=True, exist_ok=True)
+        logfile = run.dir / "worker.log"
+        error, died = "", False
+        for attempt in range(1, retries + 2):
+            if stopping.is_set():
+                return Outcome(run, False, "grid interrupted", attempts=attempt)
+            with open(logfile, "ab") as f:
+                proc = subprocess.Popen(
+                    [*cmd, "--out", str(run.dir), json.dumps(run.config.to_dict())],
+                    stdout=f, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+                with lock:
+                    live.add(proc)
+                code = proc.wait()
+                with lock:
+                    live.discard(proc)
+            if code == 0 and (run.dir / RESULT).is_file():
+                return Outcome(run, True, attempts=attempt)
+            if code == EXIT_RUN_FAILED:
+                return Outcome(run, False, _log_tail(logfile, 1) or "training raised",
+                               attempts=attempt)
+            died = True
+            error = _describe_exit(code) if code else "worker exited without a result"
+            if attempt <= retries and not stopping.is_set():
+                log(f"  {run.dir.name}: {error}; retrying ({attempt}/{retries})")
+        return Outcome(run, False, error, died=died, attempts=retries + 1)
+
+    outcomes: list[Outcome] = []
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    try:
+        futures = {pool.submit(one, r): r for r in todo}
+        for k, fut in enumerate(as_completed(futures), 1):
+            o = fut.result()
+            outcomes.append(o)
+            _log_outcome(o, k, len(todo), log)
+    except BaseException:
+        stopping.set()
+        with lock:
+            for proc in live:  # our own children only, each in its own session
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(proc.pid, signal.SIGTERM)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    return outcomes
+
+
+def _log_outcome(o: Outcome, k: int, total: int, log: Log) -> None:
+    r = o.run
+    what = f"{r.dir.name}"
+    if o.ok:
+        try:
+            res = json.loads((r.dir / RESULT).read_text())
+            log(f"[{k}/{total}] done {what}: val {res['val']['score']:.4f} "
+                f"test {res['test']['score']:.4f}")
+        except (OSError, KeyError, json.JSONDecodeError):
+            log(f"[{k}/{total}] done {what}")
+    else:
+        log(f"[{k}/{total}] failed {what}: {o.error}")
+
+
+# --- Ray -------------------------------------------------------------------------------------
+
+
+def _alg_sources(config: dict[str, Any]) -> dict[str, str]:
+    """The .alg text a remote worker needs (it may not share our file system)."""
+    alg = config["algorithm"]
+    if alg.endswith(".alg") and Path(alg).is_file():
+        return {alg: Path(alg).read_text()}
+    return {}
+
+
+def _train_remote(config: dict[str, Any], sources: dict[str, str], cwd: str,
+                  train_fn: Callable[..., Any] | None) -> dict[str, bytes]:
+    """Body of a Ray task: train into a scratch folder, return its files.
+
+    Runs in the driver's working directory when this node has it (a local
+    instance or a shared file system), else in a scratch folder holding the
+    `.alg` sources at the same relative paths, so the saved config is the
+    driver's either way.
+    """
+    from algspec.training.config import TrainConfig
+
+    if train_fn is None:
+        from algspec.training.trainer import train as train_fn
+    scratch = Path(tempfile.mkdtemp(prefix="algspec-run-"))
+    old = os.getcwd()
+    try:
+        here = Path(cwd)
+        if not (here.is_dir() and all((here / p).is_file() for p in sources)):
+            depth = max([sum(1 for part in Path(p).parts if part == "..")
+                         for p in sources] or [0])
+            here = scratch / "src" / Path(*(["w"] * depth)) if depth else scratch / "src"
+            for p, text in sources.items():
+                target = here / p
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(text)
+        here.mkdir(parents=True, exist_ok=True)
+        os.chdir(here)
+        out = scratch / "run"
+        train_fn(TrainConfig.from_dict(config), out, progress=False)
+        return {str(f.relative_to(out)): f.read_bytes() for f in out.rglob("*") if f.is_file()}
+    finally:
+        os.chdir(old)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def write_run_files(run_dir: Path, files: dict[str, bytes]) -> None:
+    """Write a finished run's files, `result.json` last and atomically."""
+    if RESULT not in files:
+        raise ValueError(f"{run_dir.name}: the worker returned no {RESULT}")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    for name in sorted(files, key=lambda n: n == RESULT):
+        path = run_dir / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        with open(tmp, "wb") as f:
+            f.write(files[name])
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+
+
+def run_ray(
+    todo: list[RunSpec],
+    log: Log,
+    *,
+    address: str | None = None,
+    jobs: int | None = None,
+    retries: int = 1,
+    cpus_per_run: float = 1.0,
+    gpus_per_run: float = 0.0,
+    train_fn: Callable[..., Any] | None = None,
+    num_cpus: int | None = None,
+) -> list[Outcome]:
+    """Run `todo` as Ray tasks on the cluster at `address`, or on a local instance.
+
+    Ray retries a task whose worker process died (`retries` times); at most
+    `jobs` runs are in flight (default: as many as the cluster's resources
+    allow). `num_cpus` sizes a local instance (tests); a cluster is used as it is.
+    """
+    try:
+        import ray
+    except ImportError as exc:
+        raise GridError("the Ray launcher needs ray: pip install -e '.[grid]'") from exc
+
+    started = False
+    if not ray.is_initialized():
+        side = max(1, round(1 / gpus_per_run)) if gpus_per_run > 0 else 1
+        env = memory_env(side)
+        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
+                                  "configure_logging": False}
+        if env:
+            kwargs["runtime_env"] = {"env_vars": env}
+        if address:
+            ray.init(address=address, **kwargs)
+        else:
+            ray.init(num_cpus=num_cpus or jobs or os.cpu_count(), **kwargs)
+        started = True
+    log(f"ray: {ray.cluster_resources().get('CPU', 0):g} CPUs, "
+        f"{ray.cluster_resources().get('GPU', 0):g} GPUs"
+        + (f" at {address}" if address else " (local instance)"))
+    task = ray.remote(max_retries=retries, num_cpus=cpus_per_run,
+                      num_gpus=gpus_per_run)(_train_remote)
+    cwd = os.getcwd()
+    pending: dict[Any, RunSpec] = {}
+    queue = list(todo)
+    outcomes: list[Outcome] = []
+    limit = jobs or len(todo) or 1
+    try:
+        while queue or pending:
+            while queue and len(pending) < limit:
+                r = queue.pop(0)
+                cfg = r.config.to_dict()
+                pending[task.remote(cfg, _alg_sources(cfg), cwd, train_fn)] = r
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            r = pending.pop(ready[0])
+            try:
+                write_run_files(r.dir, ray.get(ready[0]))
+                o = Outcome(r, True)
+            except ray.exceptions.RayTaskError as exc:  # training raised
+                cause = exc.cause if getattr(exc, "cause", None) is not None else exc
+                o = Outcome(r, False, f"{type(cause).__name__}: {cause}".splitlines()[0])
+            except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError,
+                    ray.exceptions.ObjectLostError) as exc:
+                o = Outcome(r, False, f"worker died: {type(exc).__name__}", died=True,
+                            attempts=retries + 1)
+            except ray.exceptions.RayError as exc:  # e.g. a task that could not start
+                o = Outcome(r, False, f"{type(exc).__name__}: {exc}".splitlines()[0])
+            except (OSError, ValueError) as exc:
+                o = Outcome(r, False, f"{type(exc).__name__}: {exc}")
+            outcomes.append(o)
+            _log_outcome(o, len(outcomes), len(todo), log)
+    finally:
+        for ref in pending:
+            ray.cancel(ref, force=True)
+        if started:
+            ray.shutdown()
+    return outcomes

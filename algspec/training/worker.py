@@ -1,0 +1,42 @@
+"""One training run in its own process: `python -m algspec.training.worker --out DIR CONFIG`.
+
+`algspec experiment --jobs N` starts one of these per run so that runs side by
+side share nothing (a JAX process per run, its own slice of GPU memory) and a
+run that crashes or is killed takes only itself down. Exit status: 0 done
+(result.json written), `EXIT_RUN_FAILED` when training raised (retrying would
+fail the same way), anything else means the process died and the run may be
+retried.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import traceback
+
+EXIT_RUN_FAILED = 3
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m algspec.training.worker")
+    parser.add_argument("--out", required=True, help="run folder")
+    parser.add_argument("config", help="the TrainConfig as JSON")
+    args = parser.parse_args(argv)
+
+    from algspec.training.config import TrainConfig
+    from algspec.training.trainer import train
+
+    try:
+        config = TrainConfig.from_dict(json.loads(args.config))
+        res = train(config, args.out, progress=False)
+    except Exception as exc:  # noqa: BLE001 - reported to the grid, which goes on
+        traceback.print_exc()
+        print(f"run failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_RUN_FAILED
+    print(f"done: val {res['val']['score']:.4f} test {res['test']['score']:.4f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
