@@ -109,7 +109,8 @@ _ALL = [
     _c("E601", _E, "checks", "loop bound is not an expression in n and m",
        "Bounds and node counts may use constants, n, N, m and the builtins only."),
     _c("E602", _E, "checks", "range is not statically bounded",
-       "The end of a `for` range must be an expression in n and m; use `while ... bound`."),
+       "The end of a `for` range must be an expression in n and m, unless the loop declares "
+       "its worst-case trips: `for x in a .. b bound EXPR` (checked at run time, R102)."),
     _c("E604", _E, "checks", "loop without a bound",
        "`while` needs `bound EXPR` (worst-case trips in n and m)."),
     # ---------------------------------------------------------------- procedures

@@ -170,6 +170,9 @@ class Aggregate(IRNode):
     body: Expr
     default: Expr | None = None
     dtype: DType
+    # argmin over `nodes` only: the first node passing `filter` in the order of numpy's
+    # default `np.argsort` of `body` over all N nodes as float64 (dm-clrs's extract-min).
+    unstable: bool = False
 
 
 class Rand(IRNode):
@@ -211,6 +214,7 @@ class Target(IRNode):
 
 class Stmt(IRNode):
     id: int = -1
+    path: str | None = None  # the included file it comes from (a procedure's), else None
 
 
 class Assign(Stmt):
@@ -279,12 +283,17 @@ class ForRange(Stmt):
 
 
 class ForNodes(Stmt):
-    """`for var in nodes by key`: every node once, in ascending `key` (ties by index)."""
+    """`for var in nodes by key`: every node once, in ascending `key` (ties by index).
+
+    `unstable`: in the order of numpy's default `np.argsort` of the key as float64,
+    row by row (what dm-clrs's samplers do; its tie order is numpy's, not ours).
+    """
 
     kind: Literal["for_nodes"] = "for_nodes"
     var: str
     var_local: bool = True
     key: Expr
+    unstable: bool = False
     body: list[Statement]
 
 
@@ -361,6 +370,7 @@ class DataDecl(IRNode):
     initial: Expr | None = None
     generator: GeneratorSpec | None = None
     pad: Expr | None = None
+    masked: Expr | None = None  # bool, pointwise at `loc`: where the probe is MASKED (-1)
     implicit: bool = False  # added by the compiler (pos, adj)
     private: bool = False  # an input (generated or a view) that stays out of the CLRS spec
     clrs_name: str | None = None  # its name in the CLRS spec when not `name` (`as m`)
@@ -443,13 +453,29 @@ def rank(loc: Loc) -> int:
     return LOC_RANK[loc]
 
 
+_CHILD_FIELDS: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+
+
+def _child_fields(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The list and expression fields a node class has (a missing attribute costs a
+    slow pydantic `__getattr__`, and the analyses walk expressions many times)."""
+    f = _CHILD_FIELDS.get(cls)
+    if f is None:
+        names = getattr(cls, "model_fields", {})
+        f = (tuple(x for x in _LIST_FIELDS if x in names),
+             tuple(x for x in _EXPR_FIELDS if x in names))
+        _CHILD_FIELDS[cls] = f
+    return f
+
+
 def children(e: Expr) -> list[Expr]:
     """The direct sub-expressions of `e`, in a fixed order (indices/args first)."""
     out: list[Expr] = []
-    for f in _LIST_FIELDS:
-        out.extend(getattr(e, f, None) or [])
-    for f in _EXPR_FIELDS:
-        sub = getattr(e, f, None)
+    lists, exprs = _child_fields(type(e))
+    for f in lists:
+        out.extend(getattr(e, f) or [])
+    for f in exprs:
+        sub = getattr(e, f)
         if isinstance(sub, IRNode) and not isinstance(sub, Stmt):
             out.append(sub)
     return out
@@ -500,7 +526,7 @@ def unread_inputs(prog: Program, given: set[str]) -> set[str]:
     for d in prog.decls:
         if d.stage == Stage.INPUT and d.name in given:
             continue
-        for e in (d.derived, d.initial, d.pad):
+        for e in (d.derived, d.initial, d.pad, d.masked):
             needed |= reads(e)
     return {d.name for d in prog.decls if d.generator is not None and d.name not in given and
             d.name not in needed}

@@ -22,7 +22,7 @@ def _reads_and_writes(prog: ir.Program) -> tuple[set[str], set[str]]:
     reads: set[str] = set()
     writes: set[str] = set()
     for d in prog.decls:
-        for e in (d.derived, d.initial, d.pad):
+        for e in (d.derived, d.initial, d.pad, d.masked):
             reads |= ir.reads(e)
     if prog.graph.mask_name:
         reads.add(prog.graph.mask_name)
@@ -54,7 +54,7 @@ def ir_rules(prog: ir.Program) -> list[Diagnostic]:
 
     inputs = {d.name for d in prog.decls if d.stage == ir.Stage.INPUT}
     for d in prog.decls:
-        if d.implicit:
+        if d.implicit or d.name == "pos":  # CLRS's positions are for the model, declared or not
             continue
         if d.stage in (ir.Stage.STATE, ir.Stage.INPUT) and d.name not in reads:
             warn("L101", f"{d.stage.value} `{d.name}` is never read", d.span,
@@ -88,7 +88,25 @@ def _allowed(source: str) -> dict[int, set[str]]:
 
 
 def lint_source(source: str, path: str = "<string>", sample: bool = True) -> list[Diagnostic]:
-    """All findings for one file: check errors, IR rules, efficiency and sampled rules."""
+    """All findings for one file: check errors, IR rules, efficiency and sampled rules.
+
+    Cached per source, includes and algspec version (`algspec.lint_cache`).
+    """
+    from algspec import lint_cache
+    k = lint_cache.key(source, path, sample)
+    hit = lint_cache.get(k)
+    if hit is not None:
+        return hit
+    diags = _lint_source(source, path, sample)
+    lint_cache.put(k, diags)
+    return diags
+
+
+# CPU seconds of sampling per file before the sizes after the third are skipped.
+SAMPLE_TIME_BUDGET = 0.1
+
+
+def _lint_source(source: str, path: str, sample: bool) -> list[Diagnostic]:
     from algspec.compiled import load_source
     from algspec.language.parser import is_library
     if is_library(source):  # procedures to include: checked on their own and where called
@@ -103,11 +121,21 @@ def lint_source(source: str, path: str = "<string>", sample: bool = True) -> lis
     diags += efficiency_lints(alg.ir)
     if sample:
         try:
-            diags += sampled_bound_lints(alg)  # sizes 4..32, 8 samples (frame budget)
+            # sizes 4..32, 8 samples (frame and time budgets)
+            diags += sampled_bound_lints(alg, time_budget=SAMPLE_TIME_BUDGET)
         except RuntimeFault as f:
             diags.append(f.diagnostic)
-    allowed = _allowed(source)
-    return sorted((d for d in diags if d.code not in allowed.get(d.span.line, set())),
+    allowed = {path: _allowed(source)}  # `# allow:` comments of the file a finding is in
+
+    def allows(d: Diagnostic) -> bool:
+        if d.path not in allowed:  # an included file's procedure
+            try:
+                allowed[d.path] = _allowed(Path(d.path).read_text())
+            except (OSError, UnicodeDecodeError):
+                allowed[d.path] = {}
+        return d.code in allowed[d.path].get(d.span.line, set())
+
+    return sorted((d for d in diags if not allows(d)),
                   key=lambda d: (d.span.line, d.span.column, d.code))
 
 

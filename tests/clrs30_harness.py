@@ -13,7 +13,7 @@ algorithm and the algspec input name of each positional argument of
 dm-clrs's function (`None` for an argument algspec does not take, such as
 a size; `convert` can turn dm-clrs's arguments into algspec inputs when the
 encodings differ). Where the language cannot yet say what dm-clrs does, a
-Case records the gap (`renamed`, `unmatched`, `ref_view`) so that all else
+Case records the gap (`unmatched`, `ref_view`) so that all else
 is still compared, and the strict `assert_spec` is an expected failure.
 
 Typical use in `tests/test_clrs30_<group>.py`:
@@ -62,23 +62,16 @@ class Case:
     clrs_name: str                     # dm-clrs algorithm (spec, function, sampler)
     args: tuple[str | None, ...]       # algspec input per dm-clrs positional argument
     convert: Callable[[list[Any]], dict[str, Any]] | None = None  # args -> algspec inputs
-    # dm-clrs name -> algspec name, for a probe the language cannot name yet (e.g. a hint
-    # `m`, reserved: E109). Arrays are compared under the new name; `assert_spec` fails.
-    renamed: tuple[tuple[str, str], ...] = ()
     # dm-clrs probes the language cannot produce yet (e.g. per-string `pos`): not compared,
     # and the spec is then compared without them and without its order.
     unmatched: tuple[str, ...] = ()
     # (name, array) -> array: how a dm-clrs probe is seen before comparison, for one the
-    # language can only approximate (e.g. abs() of a categorical with MASKED -1 entries).
+    # language can only approximate.
     ref_view: Callable[[str, np.ndarray], np.ndarray] | None = None
 
     def view(self, name: str, ref: Any) -> Any:
         """dm-clrs's probe `name` as compared (unchanged unless `ref_view` is set)."""
         return ref if self.ref_view is None else self.ref_view(name, np.asarray(ref))
-
-    def ours(self, clrs_name: str) -> str:
-        """algspec's name for dm-clrs's probe `clrs_name`."""
-        return dict(self.renamed).get(clrs_name, clrs_name)
 
     def inputs(self, args: Sequence[Any]) -> dict[str, Any]:
         """dm-clrs's positional arguments as algspec's named primary inputs."""
@@ -150,17 +143,13 @@ def assert_spec(case: Case) -> None:
     assert list(alg.spec) == list(ref), f"spec order {list(alg.spec)}, dm-clrs {list(ref)}"
 
 
-def assert_spec_renamed(case: Case) -> None:
-    """Same spec once dm-clrs's names go through `case.renamed`, without `case.unmatched`.
-
-    The order is compared too unless some probes are unmatched.
-    """
-    ref = {case.ours(k): v for k, v in clrs.SPECS[case.clrs_name].items()
-           if k not in case.unmatched}
+def assert_spec_matched(case: Case) -> None:
+    """Same spec without `case.unmatched`; the order too unless some probes are unmatched."""
+    ref = {k: v for k, v in clrs.SPECS[case.clrs_name].items() if k not in case.unmatched}
     ours = {k: v for k, v in load(case).spec.items() if k not in case.unmatched}
     assert ours == ref, _spec_diff(ours, ref)
     if not case.unmatched:
-        assert list(ours) == list(ref), f"spec order {list(ours)}, renamed dm-clrs {list(ref)}"
+        assert list(ours) == list(ref), f"spec order {list(ours)}, dm-clrs {list(ref)}"
 
 
 def _spec_diff(ours: dict, ref: dict) -> str:
@@ -174,18 +163,18 @@ def _as_is(name: str, ref: Any) -> Any:
 
 
 def assert_probes_equal(ours: dict, theirs: dict, spec: dict, ctx: str,
-                        rename: Callable[[str], str] = str, skip: Sequence[str] = (),
+                        skip: Sequence[str] = (),
                         view: Callable[[str, Any], Any] = _as_is) -> None:
     """Inputs and outputs equal; hints equal frame by frame (earliest difference first).
 
-    `spec` is dm-clrs's; `rename` maps its probe names to algspec's, `skip`
-    names probes not compared, `view(name, array)` transforms dm-clrs's arrays.
+    `spec` is dm-clrs's; `skip` names probes not compared, `view(name, array)`
+    transforms dm-clrs's arrays before comparison.
     """
     hints = []
     for name, (stage, loc, type_) in spec.items():
         if name in skip:
             continue
-        mine, ref = ours[stage][loc][rename(name)], theirs[stage][loc][name]
+        mine, ref = ours[stage][loc][name], theirs[stage][loc][name]
         assert mine["type_"] == type_ == ref["type_"], f"{ctx}: type of '{name}'"
         data = view(name, ref["data"])
         if stage == "hint":
@@ -212,7 +201,7 @@ def check_trace(case: Case, args: Sequence[Any], ctx: str,
     out, probes = alg.trace(**copy.deepcopy(case.inputs(args)))
     ref_out, ref_probes = clrs_run(case, args)
     assert_probes_equal(probes, ref_probes, clrs.SPECS[case.clrs_name],
-                        f"{case.clrs_name} {ctx}", case.ours, case.unmatched, case.view)
+                        f"{case.clrs_name} {ctx}", case.unmatched, case.view)
     if output is not None:
         output(out, ref_out)
 
@@ -244,21 +233,20 @@ def check_batched(case: Case, samples: Sequence[Sequence[Any]], ctx: str,
         traj = alg.run(batch, dtype=dtype)
         ref = batch_probes([ref_probes[b] for b in chunk], spec)
         _same_batch(traj, ref, spec, f"{case.clrs_name} {ctx} samples {chunk.start}..{chunk.stop}",
-                    case.ours, case.unmatched, case.view)
+                    case.unmatched, case.view)
 
 
 def _same_batch(traj: Any, ref: Any, spec: dict, ctx: str,
-                rename: Callable[[str], str] = str, skip: Sequence[str] = (),
-                view: Callable[[str, Any], Any] = _as_is) -> None:
+                skip: Sequence[str] = (), view: Callable[[str, Any], Any] = _as_is) -> None:
     same(traj.lengths, ref.lengths, f"{ctx}: lengths")
     spec = {k: v for k, v in spec.items() if k not in skip}
     for key, (stage, _loc, _t) in spec.items():
         if stage == "input":
-            same(traj.inputs[rename(key)], view(key, ref.inputs[key]), f"{ctx}: input '{key}'")
+            same(traj.inputs[key], view(key, ref.inputs[key]), f"{ctx}: input '{key}'")
         elif stage == "output":
-            same(traj.outputs[rename(key)], view(key, ref.outputs[key]), f"{ctx}: output '{key}'")
+            same(traj.outputs[key], view(key, ref.outputs[key]), f"{ctx}: output '{key}'")
     for key in (k for k, v in spec.items() if v[0] == "hint"):
-        ours = traj.hints[rename(key)]
+        ours = traj.hints[key]
         ref_hint = view(key, ref.hints[key])
         longest = int(ref.lengths.max())
         assert ours.shape[0] == longest, (
@@ -278,11 +266,11 @@ def check_all(case: Case, sizes: Sequence[int] = (1, 2, 5, 8, 16), per_size: int
     (at the smallest size and at `batched_size`).
 
     `float32=False` skips the float32 batched run (see `check_batched`).
-    `kwargs` go to dm-clrs's `_sample_data`. A case with `renamed` probes
-    checks its spec modulo the renaming (`assert_spec` is then expected to fail).
+    `kwargs` go to dm-clrs's `_sample_data`. A case with `unmatched` probes
+    checks its spec without them (`assert_spec` is then expected to fail).
     """
-    if case.renamed or case.unmatched or case.ref_view:
-        assert_spec_renamed(case)
+    if case.unmatched:
+        assert_spec_matched(case)
     else:
         assert_spec(case)
     for n in sizes:
@@ -318,4 +306,4 @@ def check_sampled(case: Case, n: int, batch: int, seed: int,
                     for a in case.args]
         refs.append(clrs_run(case, args)[1])
     _same_batch(traj, batch_probes(refs, spec), spec, f"{case.clrs_name} sampled n={n}",
-                case.ours, case.unmatched, case.view)
+                case.unmatched, case.view)

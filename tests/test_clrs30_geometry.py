@@ -3,7 +3,9 @@
 Points come from dm-clrs's own samplers and from hand-made degenerate cases:
 touching and collinear segments, hulls with an inner point, ties in the
 lowest point. (dm-clrs's Graham scan assumes no three collinear points, as its
-sampler ensures; the degenerate hulls are run through Jarvis' march only.)
+sampler ensures; the degenerate hulls are run through Jarvis' march only, but
+for points on rays from the lowest one, whose tied angles Graham's scan takes
+in numpy's default argsort order: `by ... unstable`.)
 """
 
 from __future__ import annotations
@@ -40,6 +42,27 @@ def test_graham_scan_general_position() -> None:
     }
     for label, (x, y) in cases.items():
         check_trace(GRAHAM, [np.array(x), np.array(y)], label)
+
+
+def _rays(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The origin and pairs of points on 9 rays from it (exact binary fractions: tied angles)."""
+    rays = [(a / 4, 1.0) for a in range(-4, 5)]
+    pts = [(0.0, 0.0)] + [(k * a / 2, k * b / 2) for a, b in rays for k in (1, 2)]
+    pts = [pts[i] for i in np.random.default_rng(seed).permutation(len(pts))]
+    return np.array([p[0] for p in pts]), np.array([p[1] for p in pts])
+
+
+def test_graham_scan_unstable_angle_ties() -> None:
+    """Tied angles are taken in numpy's default np.argsort order, as dm-clrs takes them."""
+    batch = []
+    for seed in range(3):
+        x, y = _rays(seed)
+        key = np.arctan2(y, x)
+        key[np.argmin(y)] = -123456789.0
+        assert not np.array_equal(np.argsort(key), np.argsort(key, kind="stable"))
+        batch.append([x, y])
+        check_trace(GRAHAM, [x, y], f"rays of tied angles ({seed})")
+    check_batched(GRAHAM, batch, "rays batched")
 
 
 def test_own_samplers() -> None:

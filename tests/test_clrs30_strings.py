@@ -1,12 +1,10 @@
 """CLRS-30 string algorithms in `.alg` against dm-clrs: naive_string_matcher,
 kmp_matcher, lcs_length.
 
-They reproduce every hint and output, frame for frame, but not dm-clrs's
-spec: dm-clrs lists `string` before `pos` and gives each string its own
-positions (i / |T| and j / |P|), while the language always puts its own
-`pos` (index / n) first. lcs_length's `b`/`b_h` also mark the cells outside
-x-by-y as class 3 with value -1 (MASKED), which a categorical cannot hold:
-they are compared through abs(). The strict spec tests are expected failures.
+All three have dm-clrs's spec, per-string `pos` (declared after `string`,
+as dm-clrs's spec has it) included. All three match dm-clrs exactly,
+lcs_length's MASKED cells of `b`/`b_h` ([0, 0, 0, -1] outside x-by-y:
+`masked where`) included.
 """
 
 from __future__ import annotations
@@ -22,6 +20,7 @@ from clrs30_harness import (
     check_batched,
     check_sampled,
     check_trace,
+    clrs_run,
     draw,
 )
 
@@ -40,16 +39,10 @@ def _split(one: dict[str, np.ndarray]) -> list[np.ndarray]:
     return [letters[~second], letters[second]]
 
 
-def _unmask(name: str, ref: np.ndarray) -> np.ndarray:
-    return np.abs(ref) if name in ("b", "b_h") else ref
-
-
 NAIVE = Case("naive_string_matcher.alg", "naive_string_matcher", ("T", "P"),
-             convert=_two_strings, unmatched=("pos",))
-KMP = Case("kmp_matcher.alg", "kmp_matcher", ("T", "P"), convert=_two_strings,
-           unmatched=("pos",))
-LCS = Case("lcs_length.alg", "lcs_length", ("x", "y"), convert=_two_strings,
-           unmatched=("pos",), ref_view=_unmask)
+             convert=_two_strings)
+KMP = Case("kmp_matcher.alg", "kmp_matcher", ("T", "P"), convert=_two_strings)
+LCS = Case("lcs_length.alg", "lcs_length", ("x", "y"), convert=_two_strings)
 CASES = {c.clrs_name: c for c in (NAIVE, KMP, LCS)}
 
 
@@ -113,8 +106,12 @@ def test_lcs_edge_cases() -> None:
     check_batched(LCS, [a for a in same_n if len(a[0]) + len(a[1]) == 8], "edge cases batched")
 
 
-@pytest.mark.xfail(strict=True, reason="needs a declared per-string `pos` and `string` "
-                   "before it in the spec (and, for lcs_length, MASKED categoricals)")
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_spec_exact(name: str) -> None:
     assert_spec(CASES[name])
+
+
+def test_lcs_masked_cells_exact() -> None:
+    _, probes = clrs_run(LCS, [np.array([0, 1, 2]), np.array([1, 2])])
+    assert (probes["output"]["edge"]["b"]["data"] == -1).any()  # the reference has MASKED cells
+    check_trace(LCS, [np.array([0, 1, 2]), np.array([1, 2])], "n=5")

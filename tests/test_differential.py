@@ -44,7 +44,7 @@ import algspec
 from algspec.efficiency.measured import ActivityRecorder
 
 # Open bugs whose trigger the random programs avoid (see the xfail tests below).
-KNOWN_BUGS = frozenset({"const-agg", "onehot-agg"})
+KNOWN_BUGS: frozenset[str] = frozenset()
 
 SLOW = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 
@@ -166,12 +166,11 @@ def _load(body: str, decls: str, graph: str = "complete"):
                                f"input node key: scalar ~ uniform()\n{decls}\n{body}\n", "t.alg")
 
 
-@pytest.mark.xfail(strict=True, reason="issue 7: sum/count over `nodes` of a body and filter "
-                   "that do not use the aggregation variable count it once, not N times")
 def test_count_over_nodes_of_a_constant_body() -> None:
+    """sum/count over `nodes` of a body and filter free of the variable counted it once (issue 7)."""
     alg = _load("o = float(count(true for w in nodes))\ns = sum(key[0] for w in nodes)\n"
-                "forall v { c[v] = count(true for w in nodes) }",
-                "output graph o: scalar\noutput graph s: scalar\noutput node c: pointer")
+                "forall v { c[v] = float(count(true for w in nodes)) }",
+                "output graph o: scalar\noutput graph s: scalar\noutput node c: scalar")
     key = np.array([[0.25, 0.5, 0.75, 1.0]])
     t = alg.run({"key": key}, 4, dtype=np.float64)
     assert t.outputs["o"][0] == 4.0
@@ -179,10 +178,8 @@ def test_count_over_nodes_of_a_constant_body() -> None:
     np.testing.assert_array_equal(t.outputs["c"][0], [4, 4, 4, 4])
 
 
-@pytest.mark.xfail(strict=True, reason="issue 7: `onehot(x)` lowers x in an empty scope but "
-                   "evaluates it per node, so an aggregation in x reads the node's own index "
-                   "for its variable (here: R106 on a correct program)")
 def test_onehot_of_an_aggregation() -> None:
+    """`onehot(x)` lowered x in an empty scope but evaluated it per node (issue 7: R106)."""
     alg = _load("record", "output node h: mask_one = onehot(count(key[w] > 0.5 for w in nodes))\n"
                 "hint node g: mask_one = onehot(sum(w for w in nodes if key[w] > 0.5))")
     t = alg.run({"key": np.array([[0.9, 0.1, 0.2, 0.7]])}, 4, dtype=np.float64)

@@ -258,3 +258,18 @@ def test_trace_takes_a_view_in_place_of_its_private_draws() -> None:
     body_reads = load(INTERVALS.replace("if f[i] - s[i]", "if f[i] - s[i] + 0.0 * a[i]"))
     with pytest.raises(TypeError, match="missing"):
         body_reads.trace(s=s, f=f)  # the body reads `a` itself
+
+
+def test_private_draws_take_parameters_in_n() -> None:
+    alg = load(H + "private node a: float ~ uniform(low = 0.0, high = 1.0 / n)\n"
+               "input node x: scalar = a * n\noutput node o: scalar = x\n")
+    for n in (2, 5, 9):
+        x = alg.sample(n, 40, seed=n).inputs["x"]
+        assert (x >= 0).all() and (x < 1).all() and x.max() > 0.5
+
+
+def test_a_declared_pos_is_not_an_unused_input() -> None:
+    from algspec.lint import ir_rules
+    findings = ir_rules(load(STRINGS).ir)
+    assert not [f for f in findings if f.code == "L101" and "pos" in f.message]
+    assert [f for f in findings if f.code == "L101" and "`key`" in f.message]  # still reported

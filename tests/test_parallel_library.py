@@ -217,5 +217,48 @@ def test_bfs_sync_on_a_path_from_its_end_agrees_with_static(bfs_sync) -> None:
     _measure_on(bfs_sync, make, [8, 32, 128])
 
 
-def test_shiloach_vishkin_on_random_graphs_agrees_with_static(sv) -> None:
-    _measure_on(sv, lambda n: {"A": sv.generate(n, 2, n)["A"]}, [8, 32, 128, 256])
+def test_shiloach_vishkin_on_relabelled_paths_agrees_with_static(sv) -> None:
+    # Long paths in random order take the most iterations (about log2 n); sparse random graphs
+    # finish in a few, where the initial frame weighs on the measured eta.
+    def make(n: int) -> dict[str, np.ndarray]:
+        rng = np.random.default_rng(n)
+        return {"A": np.stack([_path(n, rng.permutation(n)) for _ in range(2)])}
+    _measure_on(sv, make, [8, 32, 128, 256])
+
+
+# ---------------------------------------------------------------- the grid of pairs
+def test_parallel_library_grid_reports_static_efficiency_beside_scores(tmp_path: Path) -> None:
+    import json
+
+    from algspec.training.config import TrainConfig
+    from algspec.training.experiment import load_grid, run_grid
+
+    grid = load_grid(ROOT.parent / "experiments" / "parallel-library.yaml")
+    grid.processors = ["mpnn"]
+    parallel = {t.parallel for t in grid.tasks}
+
+    def fake(config: TrainConfig, out: Path, progress: bool = True) -> dict:
+        # parallel wins every pair but Shortest paths (where the classes are equal)
+        score = 0.8 if config.algorithm in parallel and "bellman" not in config.algorithm else 0.6
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "config.json").write_text(json.dumps(config.to_dict()))
+        res = {"algorithm": config.algorithm, "steps": config.steps, "device": "fake",
+               "seconds_per_step": 0.1, "val": {"score": score}, "test": {"score": score, "size": 32}}
+        (out / "result.json").write_text(json.dumps(res))
+        return res
+
+    report = run_grid(grid, tmp_path, train_fn=fake, log=lambda s: None)
+    # the two Bellman-Fords share a file stem but not a run folder
+    assert len({r["dir"] for r in report["runs"]}) == len(report["runs"]) == 10
+    eff = report["efficiency"]
+    md = (tmp_path / "results.md").read_text()
+    assert eff["Minimum"]["sequential"]["eta"] == "1/n"
+    assert eff["Minimum"]["parallel"]["eta"] == "1/log n"
+    assert eff["Minimum"]["favours"] == "parallel" and eff["Minimum"]["holds"] == "yes"
+    assert eff["Shortest paths"]["favours"] == "equal" and eff["Shortest paths"]["holds"] == "–"
+    assert "| Shortest paths | bellman_ford | n | 1 | 1 | bellman_ford_sync | n | 1 | 1 | equal |" in md
+    assert eff["BFS"]["parallel"] == {"T": "n", "c": "n^2", "eta": "1", "epsilon": "1",
+                                      "whp": False}
+    assert eff["BFS"]["score_gap"] == pytest.approx(0.2)
+    assert "## Static efficiency beside the scores" in md
+    assert "| BFS | bfs | n | 1/n | 1/m | bfs_sync | n | 1 | 1 | parallel | +20.0 | yes |" in md

@@ -304,3 +304,47 @@ def test_shipped_dfs_library_is_included_by_several_clrs_files() -> None:
     for name in users:
         alg = algspec.load(ROOT / "algorithms" / "clrs" / name)
         assert "dfs_pop" not in str(alg.ir.body)  # inlined: plain statements
+
+
+def test_runtime_fault_in_an_included_procedure_names_its_file(tmp_path: Path) -> None:
+    write(tmp_path, "lib.alg", "\n\nproc put(i) {\n    a[i] = 1.0\n}\n")
+    main = write(tmp_path, "main.alg", H + "state node a: float = 0.0\n"
+                 "output node out: scalar = a\ninclude \"lib.alg\"\nput(0)\nput(n)\n")
+    alg = algspec.load(main)
+    with pytest.raises(RuntimeFault) as e:
+        alg.run({}, 4, batch_size=2)
+    d = e.value.diagnostic
+    assert d.code == "R101" and Path(d.path).name == "lib.alg" and d.span.line == 4
+
+
+def test_a_library_is_linted_alone_but_not_loaded_as_an_algorithm(tmp_path: Path) -> None:
+    lib = ROOT / "algorithms" / "clrs" / "lib" / "dfs_stack.alg"
+    assert lint_source(lib.read_text(), str(lib)) == []
+    with pytest.raises(AlgError) as e:
+        algspec.load(lib)
+    assert [d.code for d in e.value.diagnostics] == ["E706"]
+    bad = write(tmp_path, "rec.alg", "proc f(k) { f(k) }\n")  # recursion without a bound
+    assert [d.code for d in lint_source(bad.read_text(), str(bad))] == ["E703"]
+
+
+def test_readme_procedure_example_sorts() -> None:
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("#### Procedures, recursion and includes"):]
+    block = section.split("```")[1]
+    alg = algspec.load_source(H + "input node key: scalar ~ uniform()\n"
+                              "state node a: float = key\noutput node out: scalar = a\n" + block)
+    key = np.random.default_rng(5).random((4, 11))
+    np.testing.assert_array_equal(alg.run({"key": key}, 11, dtype=np.float64).outputs["out"],
+                                  np.sort(key, axis=1))
+
+
+def test_lint_findings_in_an_included_procedure_name_its_file(tmp_path: Path) -> None:
+    lib = write(tmp_path, "lib.alg", "proc scan() {\n    for k in 0 .. n {\n"
+                "        a[k] = key[k] * 2.0\n        record\n    }\n}\n")
+    main = write(tmp_path, "main.alg", H + "input node key: scalar ~ uniform()\n"
+                 'hint node a: scalar\ninclude "lib.alg"\nscan()\n')
+    found = [(d.code, Path(d.path).name, d.span.line)
+             for d in lint_source(main.read_text(), str(main), sample=False)]
+    assert found == [("W201", "lib.alg", 2)]
+    lib.write_text(lib.read_text().replace("0 .. n {", "0 .. n {   # allow: W201"))
+    assert lint_source(main.read_text(), str(main), sample=False) == []

@@ -22,7 +22,7 @@ import numpy as np
 from algspec import ir, ops
 from algspec.diagnostics import Diagnostic, RuntimeFault, Severity, Span
 from algspec.efficiency.asymptotic import Asymptotic, fit_slope, n, one
-from algspec.efficiency.measured import TOLERANCE
+from algspec.efficiency.measured import TOLERANCE, max_trips
 from algspec.efficiency.static import StaticEfficiency, analyse, eval_size
 
 W201_HELP = ("update the nodes in parallel (`round { forall v ... }`) so each round keeps a "
@@ -57,7 +57,8 @@ def efficiency_lints(program: ir.Program,
             continue
         lines = ", ".join(_loc(static.records[r].span) for r in lp.record_ids)
         out.append(Diagnostic(
-            code="W201", severity=Severity.WARNING, span=lp.stmt.span, path=program.path,
+            code="W201", severity=Severity.WARNING, span=lp.stmt.span,
+            path=lp.stmt.path or program.path,  # an included procedure's loop: its file
             message=(f"{head}: the {rounds} rounds recorded in this `{lp.kind}` loop "
                      f"({lines}) keep {per_round} of the {N} nodes active each"),
             help=W201_HELP))
@@ -156,7 +157,8 @@ def _bound_values(program: ir.Program, bound: ir.Expr, size: int, edges: Any) ->
 
 
 def _w202(program: ir.Program, s: ir.Statement, message: str) -> Diagnostic:
-    return Diagnostic(code="W202", severity=Severity.WARNING, span=s.span, path=program.path,
+    return Diagnostic(code="W202", severity=Severity.WARNING, span=s.span,
+                      path=s.path or program.path,
                       message=message, help=W202_HELP)
 
 
@@ -176,17 +178,9 @@ class _LoopCounts:
         pass
 
     def loop(self, stmt_id: int, sample: np.ndarray, iterations: np.ndarray) -> None:
-        s = np.asarray(sample, np.int64).ravel()
-        c = np.asarray(iterations, np.int64).ravel()
-        if not s.size:
-            return
-        cur = self.iters.get(stmt_id)
-        size = max(int(s.max()) + 1, 0 if cur is None else cur.size)
-        out = np.zeros(size, np.int64)
-        if cur is not None:
-            out[: cur.size] = cur
-        np.maximum.at(out, s, c)
-        self.iters[stmt_id] = out
+        merged = max_trips(self.iters.get(stmt_id), sample, iterations)
+        if merged is not None:
+            self.iters[stmt_id] = merged
 
     iterations = loop
 
@@ -209,26 +203,36 @@ FRAME_BUDGET = 800
 
 def sample_loop_iterations(alg, sizes: list[int], samples: int = 8, seed: int = 0,
                            frame_budget: int | None = FRAME_BUDGET,
+                           time_budget: float | None = None,
                            **params) -> tuple[dict[int, dict[int, np.ndarray]],
                                               dict[int, np.ndarray], RuntimeFault | None]:
     """Per-sample trip counts per loop at each size; stops at the first size that faults.
 
     Sizes after the first three are skipped once `frame_budget` frames have been
-    sampled. Returns (iterations, |E| per sample per size, the fault or None).
+    sampled, or once the CPU time spent plus the predicted cost of the next size
+    would pass `time_budget` seconds (lint: slow files get the three small sizes only). Returns (iterations, |E| per sample
+    per size, the fault or None).
     """
+    import time
+
     from algspec.interp.runtime import Machine
 
     iters: dict[int, dict[int, np.ndarray]] = {}
     edges: dict[int, np.ndarray] = {}
     frames = 0
+    spent: list[float] = []  # CPU seconds per size sampled
     for k, size in enumerate(sizes):
         if k >= 3 and frame_budget is not None and frames > frame_budget:
             break
+        if k >= 3 and time_budget is not None and \
+                sum(spent) + _next_cost(spent) > time_budget:
+            break
+        t0 = time.process_time()
         inputs = alg.generate(size, samples, seed + k, **params)
         counts = _LoopCounts()
-        mach = Machine(alg.ir, inputs, size)
+        mach = Machine(alg.ir, inputs, size, batch_size=samples)
         if not hasattr(mach, "loop_iters"):  # the interpreter reports trips to observers
-            mach = Machine(alg.ir, inputs, size, observer=counts)
+            mach = Machine(alg.ir, inputs, size, observer=counts, batch_size=samples)
         try:
             traj = mach.run()
         except RuntimeFault as f:
@@ -238,16 +242,43 @@ def sample_loop_iterations(alg, sizes: list[int], samples: int = 8, seed: int = 
         found = counts.iters or getattr(mach, "loop_iters", {})
         for sid, arr in found.items():
             iters.setdefault(sid, {})[size] = np.asarray(arr).copy()
+        spent.append(time.process_time() - t0)
     return iters, edges, None
 
 
+def _next_cost(spent: list[float]) -> float:
+    """The CPU time the next size will take, extrapolated from the last two.
+
+    Sizes double, so the cost grows by the ratio of the last two costs (at least
+    2x: per-statement overhead hides the growth at small n). Predicting, rather
+    than checking the time already spent, keeps a cubic file from running its
+    largest size just because its small sizes were cheap.
+    """
+    if len(spent) < 2:
+        return 0.0
+    last, prev = spent[-1], max(spent[-2], 1e-6)
+    return last * max(2.0, last / prev)
+
+
+def has_growing_bound(program: ir.Program) -> bool:
+    """Whether some loop's bound depends on n or m (only those can outgrow it)."""
+    return any(any(isinstance(x, ir.Size) for x in ir.walk_expr(s.bound))
+               for s in _loops(program).values())
+
+
 def sampled_bound_lints(alg, sizes: tuple[int, ...] = (4, 8, 16, 32), samples: int = 8,
-                        seed: int = 0, tol: float = TOLERANCE, **params) -> list[Diagnostic]:
+                        seed: int = 0, tol: float = TOLERANCE,
+                        time_budget: float | None = None, **params) -> list[Diagnostic]:
     """W202 from sampling: loops whose trips outgrow their bound, or that hit it (R102).
 
     Other run-time faults (an index out of range, ...) are raised as `RuntimeFault`.
+    With no loop bound in n or m there is no growth to fit: two sizes suffice
+    (they still check probe types and constant bounds).
     """
-    iters, edges, fault = sample_loop_iterations(alg, list(sizes), samples, seed, **params)
+    if not has_growing_bound(alg.ir):
+        sizes = sizes[:2]
+    iters, edges, fault = sample_loop_iterations(alg, list(sizes), samples, seed,
+                                                 time_budget=time_budget, **params)
     if fault is not None and fault.diagnostic.code != "R102":
         raise fault  # not about bounds: the caller reports the fault itself
     out = bound_growth_lints(alg.ir, iters, edges, tol)
@@ -264,5 +295,5 @@ def sampled_bound_lints(alg, sizes: tuple[int, ...] = (4, 8, 16, 32), samples: i
     return out
 
 
-__all__ = ["bound_growth_lints", "efficiency_lints", "expr_str", "sample_loop_iterations",
-           "sampled_bound_lints"]
+__all__ = ["bound_growth_lints", "efficiency_lints", "expr_str", "has_growing_bound",
+           "sample_loop_iterations", "sampled_bound_lints"]

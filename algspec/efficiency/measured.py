@@ -34,6 +34,21 @@ from algspec.efficiency.asymptotic import Asymptotic, fit_slope
 from algspec.efficiency.static import StaticEfficiency, analyse, eval_size
 
 
+def max_trips(current: np.ndarray | None, sample: np.ndarray,
+              count: np.ndarray) -> np.ndarray | None:
+    """Per-sample maximum trip count of a loop, merged with `current` (None: no samples)."""
+    s = np.asarray(sample, np.int64).ravel()
+    c = np.asarray(count, np.int64).ravel()
+    if not s.size:
+        return current
+    size = max(int(s.max()) + 1, 0 if current is None else current.size)
+    out = np.zeros(size, np.int64)
+    if current is not None:
+        out[: current.size] = current
+    np.maximum.at(out, s, c)
+    return out
+
+
 class ActivityRecorder:
     """Collects the interpreter's activity reports, keyed by sample and round.
 
@@ -83,17 +98,9 @@ class ActivityRecorder:
 
     def iterations(self, stmt_id: int, sample: np.ndarray, count: np.ndarray) -> None:
         """Optional: a loop's execution in these samples ended after `count` iterations."""
-        s = np.asarray(sample, np.int64).ravel()
-        c = np.asarray(count, np.int64).ravel()
-        if not s.size:
-            return
-        cur = self.loop_iterations.get(stmt_id)
-        size = max(int(s.max()) + 1, 0 if cur is None else cur.size)
-        out = np.zeros(size, np.int64)
-        if cur is not None:
-            out[: cur.size] = cur
-        np.maximum.at(out, s, c)
-        self.loop_iterations[stmt_id] = out
+        merged = max_trips(self.loop_iterations.get(stmt_id), sample, count)
+        if merged is not None:
+            self.loop_iterations[stmt_id] = merged
 
     def loop(self, stmt_id: int, sample: np.ndarray, iterations: np.ndarray) -> None:
         """The interpreter's loop trip-count callback (same as `iterations`)."""

@@ -532,7 +532,12 @@ class _Analyser:
             if idx_vars and idx_vars[0] in bound:
                 return Cost()  # own datum, or the element of an aggregation (its edge)
         elif any(v in bound for v in idx_vars):
-            return Cost()  # an edge along a processor's or an aggregation's own edge
+            owners = [b for b in stack if b.names & set(idx_vars)]
+            if any(b.kind == "agg" or len(b.names) == 1 or b.names <= set(idx_vars)
+                   for b in owners):
+                return Cost()  # an edge along a processor's or an aggregation's own edge
+            # else an edge processor reading another edge (`msk[i, k]` in `forall i, j`):
+            # a message, like a pointer dereference
         names = set().union(*(free_ivars(x) for x in e.indices))
         return _edge_cost(self._count_for(names, stack))
 
@@ -737,8 +742,12 @@ class _Analyser:
         out = _nodes_cost(nodes)
         if len(s.vars) == 2:
             out = out + _edge_cost(procs)  # each selected edge processor is an active edge
-        # The guard is charged to the processors that pass it (the others idle).
-        out = out + self.expr(s.guard, inner)
+        # Every processor evaluates the guard, as every processor evaluates the condition
+        # of an `if` in a forall (what it reads is charged to all of them); only those
+        # that pass it run the body.
+        _, every = self._procs(tuple(s.vars), set())
+        evaluators = stack + [_Binder(frozenset(s.vars), every, "forall", tuple(s.vars))]
+        out = out + self.expr(s.guard, evaluators)
         body = self.block(s.body, inner)
         return self._cap(out + (_plus(body.cont, body.brk) or Cost()))
 

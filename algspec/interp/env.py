@@ -57,7 +57,7 @@ class Env:
         sample = int(np.argmax(bad))
         node = self.stmt if span is None else None
         raise RuntimeFault(code, message, span or (node.span if node else Span()), sample,
-                           path=self.prog.path)
+                           path=getattr(self.stmt, "path", None) or self.prog.path)
 
     # ------------------------------------------------------------ evaluation
     def lift(self, x: np.ndarray, rank: int) -> np.ndarray:

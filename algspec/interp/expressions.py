@@ -122,9 +122,8 @@ def read(env: Env, e: ir.Read, rank: int, mask: np.ndarray) -> np.ndarray:
                 out_shape[iv.axis + 1] = env.N
                 return line.reshape(out_shape)
     if rank == 0 and env.obs is None:  # one element per sample: plain fancy indexing
-        rows = np.arange(env.B)
-        return arr[(rows, *(np.broadcast_to(i.reshape(i.shape[0]), (env.B,))
-                            for i in idx))]
+        rows = np.arange(env.B)  # fancy indexing broadcasts (1,) indices against the rows
+        return arr[(rows, *(i.reshape(i.shape[0]) for i in idx))]
     idx = [np.broadcast_to(i, shape) for i in idx]
     flat = idx[0] if len(idx) == 1 else idx[0] * env.N + idx[1]
     out = np.take_along_axis(arr.reshape(env.B, -1), flat.reshape(env.B, -1), axis=1)
@@ -177,9 +176,12 @@ def aggregate(env: Env, e: ir.Aggregate, rank: int, mask: np.ndarray) -> np.ndar
     if e.filter is not None:
         sel = sel & evaluate(env, e.filter, inner, live)
     if e.op in ("argmin", "argmax"):
-        return arg_aggregate(env, e, rank, mask, sel, live & sel, of)
+        # an unstable argmin sorts the key of every node, selected or not
+        return arg_aggregate(env, e, rank, mask, sel, live if e.unstable else live & sel, of)
     body = evaluate(env, e.body, inner, live & sel)
-    full = np.broadcast_shapes(sel.shape, body.shape, (env.B,) + (1,) * inner)
+    # The innermost axis is always N wide: a body and filter that do not use
+    # the aggregation variable still count once per node, not once.
+    full = np.broadcast_shapes(sel.shape, body.shape, (env.B,) + (1,) * rank + (env.N,))
     sel = np.broadcast_to(sel, full)
     body = np.broadcast_to(body, full)
     if env.obs is not None:
@@ -242,10 +244,16 @@ def arg_aggregate(env: Env, e: ir.Aggregate, rank: int, mask: np.ndarray, sel: n
     sel = np.broadcast_to(sel, full)
     if env.obs is not None:
         observe_aggregate(env, e, rank, sel & env.lift(mask, inner), of)
-    cand = sel
-    for k in keys:
-        cand = narrow(cand, k, e.op == "argmax")
-    out = np.argmax(cand, axis=-1).astype(np.int64)
+    if e.unstable:  # the first selected node in numpy's default argsort of the float64 key row
+        row = np.ascontiguousarray(np.broadcast_to(keys[0], full), np.float64)
+        order = np.argsort(row, axis=-1)
+        first = np.argmax(np.take_along_axis(sel, order, axis=-1), axis=-1)
+        out = np.take_along_axis(order, first[..., None], axis=-1)[..., 0].astype(np.int64)
+    else:
+        cand = sel
+        for k in keys:
+            cand = narrow(cand, k, e.op == "argmax")
+        out = np.argmax(cand, axis=-1).astype(np.int64)
     empty = ~sel.any(axis=-1)
     if empty.any():
         if e.default is None:

@@ -35,12 +35,26 @@ def probe(env: Env, d: ir.DataDecl, lanes: np.ndarray | None = None,
     """The CLRS encoding of datum `d` in `env`, as `env.dtype`.
 
     Type faults only count in `lanes`. With `out` (shape `(B, *probe_shape)`),
-    the encoding is written there. Views are evaluated unobserved.
+    the encoding is written there. Views are evaluated unobserved. Entries where
+    `d.masked` holds are CLRS's MASKED value: -1 (a categorical: -1 at its class).
     """
-    B, N = env.B, env.N
+    B = env.B
     lanes = np.ones(B, bool) if lanes is None else lanes
     if out is None:
-        out = np.empty((B,) + probe_shape(d, N), env.dtype)
+        out = np.empty((B,) + probe_shape(d, env.N), env.dtype)
+    _encode(env, d, lanes, out)
+    if d.masked is not None:
+        where = np.broadcast_to(env.view(d.masked, d.loc), out.shape[:1 + ir.rank(d.loc)])
+        if d.clrs_type == "categorical":
+            out[where] *= -1  # dm-clrs's [0, .., 0, -1]: the one-hot of the stored class, negated
+        else:
+            out[where] = -1
+    return out
+
+
+def _encode(env: Env, d: ir.DataDecl, lanes: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """`probe` without the MASKED entries."""
+    B, N = env.B, env.N
     hot = onehot_of(d) if d.stage != ir.Stage.INPUT else None
     if hot is not None:  # build the one-hot directly: no comparison over all nodes
         with env.unobserved():

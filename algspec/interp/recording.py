@@ -70,15 +70,16 @@ class Recorder:
         for d in self.prog.decls:
             if d.stage != ir.Stage.HINT:
                 continue
-            if d.derived is None:
-                names = {d.name}
-            else:
-                names, aggregates = self._view_deps(d.derived)
-                if names <= inputs:
-                    self.const_hints.add(d.name)
-                    continue
-                self.views_aggregate |= aggregates
-                in_views |= names
+            names, aggregates = ({d.name}, False) if d.derived is None else \
+                self._view_deps(d.derived)
+            if d.masked is not None:  # the MASKED entries are a view too
+                extra, agg = self._view_deps(d.masked)
+                names, aggregates = names | extra, aggregates or agg
+            if d.derived is not None and names <= inputs:
+                self.const_hints.add(d.name)
+                continue
+            self.views_aggregate |= aggregates
+            in_views |= names - ({d.name} if d.derived is None else set())
             self.view_reads |= names
             for nm in sorted(names - inputs):
                 if nm not in self.snap:

@@ -175,7 +175,8 @@ class Machine(Env):
             self.broken[-1] |= mask
         elif k == "if":
             c = self.eval(s.cond, rank, mask)
-            c = np.broadcast_to(c, np.broadcast_shapes(c.shape, mask.shape))
+            if c.shape != mask.shape:
+                c = np.broadcast_to(c, np.broadcast_shapes(c.shape, mask.shape))
             self.block(s.then, mask & c, rank)
             if s.otherwise:
                 self.stmt = s
@@ -267,7 +268,11 @@ class Machine(Env):
 
     def for_nodes(self, s: ir.ForNodes, mask: np.ndarray) -> None:
         key = self.whole(s.key, ir.Loc.NODE, mask)
-        order = np.argsort(key, axis=1, kind="stable")
+        if s.unstable:  # numpy's default sort, on float64 rows as dm-clrs's keys are
+            order = np.argsort(np.ascontiguousarray(np.broadcast_to(key, (self.B, self.N)),
+                                                    np.float64), axis=1)
+        else:
+            order = np.argsort(key, axis=1, kind="stable")
         iters = np.zeros(self.B, np.int64)
         self.broken.append(np.zeros(self.B, bool))
         for k in range(self.N):
@@ -305,8 +310,10 @@ class Machine(Env):
             pos = np.nonzero(m)
             if rank == 1:
                 self.obs.nodes(s.id, pos[0], pos[1])
-            else:
+            else:  # an edge processor is active, and so are the two nodes it joins
                 self.obs.edges(s.id, pos[0], pos[1], pos[2])
+                self.obs.nodes(s.id, pos[0], pos[1])
+                self.obs.nodes(s.id, pos[0], pos[2])
         self.block(s.body, m, rank)
         self.locals = saved
 

@@ -69,6 +69,7 @@ class AggExpr(Node):
     of: Expr | None = None
     filter: Expr | None = None
     default: Expr | None = None
+    unstable: bool = False  # `argmin(k for x in nodes if f unstable)`: np.argsort(k)'s order
 
 
 class TupleExpr(Node):
@@ -140,6 +141,7 @@ class ForNodesStmt(Node):
     kind: Literal["for_nodes"] = "for_nodes"
     var: str
     key: Expr
+    unstable: bool = False  # `by key unstable`: numpy's default argsort order
     body: list[Stmt]
 
 
@@ -204,6 +206,7 @@ class Decl(Node):
     initial: Expr | None = None  # `:= expr` (or `= expr` on state): initial value
     generator: GeneratorCall | None = None
     pad: Expr | None = None
+    masked: Expr | None = None  # `masked where COND`: probe entries that are CLRS's MASKED (-1)
     private: bool = False  # `private node a: ...`: an input kept out of the CLRS spec
     index_names: list[str] = []  # `w[u, v]`: names of the datum's indices in its definition
     index_span: Span = Span()

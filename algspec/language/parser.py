@@ -121,9 +121,10 @@ class _ToAst(Transformer):
                             span=_span(meta))
 
     def aggregate(self, meta, c):
-        op, body, var, (domain, of), filt, default = c
+        op, body, var, (domain, of), filt, unstable, default = c
         return ast.AggExpr(op=str(op), body=body, var=str(var), domain=domain, of=of,
-                           filter=filt, default=default, span=_span(meta))
+                           filter=filt, default=default, unstable=unstable is not None,
+                           span=_span(meta))
 
     def dom_nodes(self, meta, c):
         return ("nodes", None)
@@ -201,7 +202,8 @@ class _ToAst(Transformer):
                            depth=depth, calls=calls, body=body, span=_span(meta))
 
     def for_nodes(self, meta, c):
-        return ast.ForNodesStmt(var=str(c[0]), key=c[1], body=c[2], span=_span(meta))
+        return ast.ForNodesStmt(var=str(c[0]), key=c[1], unstable=c[2] is not None, body=c[3],
+                                span=_span(meta))
 
     def round_stmt(self, meta, c):
         return ast.RoundStmt(body=c[0], span=_span(meta))
@@ -232,6 +234,9 @@ class _ToAst(Transformer):
     def pad(self, meta, c):
         return c[0]
 
+    def masked(self, meta, c):
+        return c[0]
+
     def dtype(self, meta, c):
         return (str(c[0]), int(c[1]) if c[1] is not None else None)
 
@@ -248,8 +253,8 @@ class _ToAst(Transformer):
         return (str(c[0]).strip('"'), _span(c[0]))
 
     def decl(self, meta, c):
-        stage, loc, name, index, spec_name, (tname, targ), rhs, pad = c
-        fields: dict = {}
+        stage, loc, name, index, spec_name, (tname, targ), rhs, pad, masked = c
+        fields: dict = {"masked": masked} if masked is not None else {}
         if stage == "private":  # an input that stays out of the CLRS spec
             stage, fields["private"] = "input", True
         if index is not None:
@@ -301,6 +306,10 @@ def _describe_expected(expected: set[str]) -> str:
 
 def parse(source: str, path: str = "<string>") -> ast.Program:
     """Parse source text; raise `AlgError` with `E001`/`E002` diagnostics on bad syntax."""
+    if is_library(source):
+        raise AlgError([Diagnostic(code="E706", path=path, message="a file of procedures "
+                                   "(no `algorithm` header) is a library, not an algorithm",
+                                   help='include it from an algorithm: `include "lib.alg"`')])
     return _parse(source, path, "start")
 
 

@@ -221,6 +221,15 @@ class Declarations(Reporter):
         if d.derived is not None:
             e = self.lower_definition(d.derived, implicit_scope, decl.loc)
             decl.derived = self.coerce(e, decl.dtype, d.derived.span)
+        if d.masked is not None:
+            if not decl.probed:
+                self.fail("E105", f"`masked where` marks probe entries; `{decl.name}` is not a "
+                          "probe", d.masked.span)
+            e = self.lower_definition(d.masked, implicit_scope, decl.loc)
+            if e.dtype != ir.DType.BOOL:
+                self.fail("E205", f"`masked where` needs a condition, not a {e.dtype.value}",
+                          d.masked.span, help="e.g. `masked where not adj`")
+            decl.masked = e
         if d.initial is not None:
             e = self.lower_definition(d.initial, implicit_scope.child(derived_stage="initial"),
                                       decl.loc)

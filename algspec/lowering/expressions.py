@@ -48,7 +48,9 @@ class Expressions(Reporter):
         arg = e.args[0]
         i, j = ir.IndexVar(name="@i", axis=0), ir.IndexVar(name="@j", axis=1)
         if e.func == "onehot":
-            x = self.value(arg, scope.child(index_vars=[], implicit=False))
+            # x is one value per sample, but the view is evaluated per node (axis 0):
+            # a hidden @i keeps the variables of aggregations in x off that axis.
+            x = self.value(arg, scope.child(index_vars=["@i"], implicit=False))
             if x.dtype != ir.DType.INT:
                 self.fail("E203", "onehot takes a graph-level integer", arg.span)
             return ir.Binary(op="==", left=i, right=x, dtype=ir.DType.BOOL, span=e.span)
@@ -268,9 +270,14 @@ class Expressions(Reporter):
             self.fail("E203", f"the default of `{e.op}` is a node index (an int)", e.default.span)
         if default is not None and e.op in ("min", "max", "sum"):  # the default is a value
             dt = ops.join(dt, default.dtype) or dt
+        if e.unstable and (e.op != "argmin" or e.domain != "nodes" or isinstance(body, ir.Tuple)
+                           or body.dtype not in ops.NUMERIC):
+            self.fail("E207", "`unstable` takes `argmin(KEY for x in nodes ...)` with one "
+                      "numeric key (numpy's argsort order)", e.span)
         axes = (ab | af) - {axis}
         return (ir.Aggregate(op=e.op, var=e.var, axis=axis, domain=e.domain, of=of, filter=filt,
-                             body=body, default=default, dtype=dt, span=e.span),
+                             body=body, default=default, dtype=dt, unstable=e.unstable,
+                             span=e.span),
                 frozenset(axes) | ax_of)
 
     def key(self, e: ast.Expr, scope: Scope, what: str) -> tuple[ir.Expr, frozenset[int]]:

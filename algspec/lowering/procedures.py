@@ -29,11 +29,15 @@ from algspec.lowering.scope import RESERVED, Abort, Reporter, Scope
 class Procedures(Reporter):
     """Collects procedure definitions (with includes) and lowers calls of them."""
 
-    def collect_procs(self) -> list[ast.Stmt]:
-        """Gather this file's procedures and included ones; return the other top-level statements."""
+    def __init__(self, prog: ast.Program, path: str):
+        super().__init__(prog, path)
         self.procs: dict[str, ast.ProcDef] = {}
+        self.recursive: dict[str, set[str]] = {}
         self.proc_stack: list[tuple[str, str, list[ir.DType]]] = []  # (proc, IR name, param dtypes)
         self.call_sites = 0
+
+    def collect_procs(self) -> list[ast.Stmt]:
+        """Gather this file's procedures and included ones; return the other top-level statements."""
         body = self._collect(self.prog.body, self.path, [self._key(self.path)])
         self.recursive = _recursive(self.procs)
         for p in self.procs.values():
@@ -124,7 +128,7 @@ class Procedures(Reporter):
         dtypes = [v.dtype for v in args]
         body = self._lower_body(p, dtypes, f"{p.name}#{k}")
         ren = {q: f"{q}@{k}" for q in _own_locals(body) | set(p.params)}
-        body = [_rename(st, ren) for st in body]
+        body = [_rename(st, ren, p.origin) for st in body]
         params = [ren[q] for q in p.params]
         if p.name not in self.recursive:
             return [ir.Let(id=self.new_id(), name=q, value=v, span=s.span)
@@ -247,14 +251,16 @@ def _own_locals(stmts: list[ir.Statement]) -> set[str]:
     return {x for x in out if "@" not in x}
 
 
-def _rename(x, ren: dict[str, str]):
-    """A copy of an IR subtree with the locals in `ren` renamed."""
+def _rename(x, ren: dict[str, str], origin: str | None = None):
+    """A copy of an IR subtree with the locals in `ren` renamed; statements from `origin`."""
     if isinstance(x, list):
-        return [_rename(i, ren) for i in x]
+        return [_rename(i, ren, origin) for i in x]
     if not isinstance(x, BaseModel):
         return x
-    upd = {f: _rename(getattr(x, f), ren) for f in type(x).model_fields
+    upd = {f: _rename(getattr(x, f), ren, origin) for f in type(x).model_fields
            if isinstance(getattr(x, f), (list, BaseModel))}
+    if origin is not None and isinstance(x, ir.Stmt) and x.path is None:
+        upd["path"] = origin
     local = (isinstance(x, (ir.VarRef, ir.Target)) and x.local) or isinstance(x, ir.Let) or \
         (isinstance(x, (ir.ForRange, ir.ForNodes)) and x.var_local)
     if local:

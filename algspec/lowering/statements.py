@@ -133,7 +133,7 @@ class Statements(Reporter):
         if key.dtype not in ops.NUMERIC:
             self.fail("E205", "nodes are ordered by a numeric key", s.key.span)
         sid = self.new_id()
-        return ir.ForNodes(id=sid, var=s.var, var_local=var_local, key=key,
+        return ir.ForNodes(id=sid, var=s.var, var_local=var_local, key=key, unstable=s.unstable,
                            body=self.lower_block(s.body, inner), span=s.span)
 
     def loop_var(self, name: str, span: Span, scope: Scope, inner: Scope) -> bool:
@@ -159,7 +159,8 @@ class Statements(Reporter):
             return bound
         if not static(stop):
             self.fail("E602", "the end of a range must be an expression in n and m", s.stop.span,
-                      help="for a data-dependent loop use `while cond bound EXPR`")
+                      help="declare its worst-case trips: `for x in a .. b bound EXPR`, or use "
+                           "`while cond bound EXPR`")
         if static(start):
             return ir.Binary(op="-", left=stop, right=start, dtype=ir.DType.INT)
         return stop  # worst case: start at 0

@@ -17,7 +17,7 @@ ROLES = ("sequential", "parallel")
 
 
 def static_classes(source: str) -> dict[str, Any] | None:
-    """T, c, eta, epsilon of an .alg file as Asymptotic classes; None for a dm-clrs name
+    """Name and T, c, eta, epsilon of an .alg file (Asymptotic classes); None for a dm-clrs name
     or a file that does not load (its runs report that failure themselves)."""
     if not source.endswith(".alg"):
         return None
@@ -26,10 +26,11 @@ def static_classes(source: str) -> dict[str, Any] | None:
     from algspec.efficiency.static import EfficiencyError
 
     try:
-        s = algspec.load(source).static_efficiency()
+        alg = algspec.load(source)
+        s = alg.static_efficiency()
     except (OSError, ValueError, AlgError, EfficiencyError):
         return None
-    return {"T": s.rounds, "c": s.capacity, "eta": s.node_efficiency,
+    return {"name": alg.name, "T": s.rounds, "c": s.capacity, "eta": s.node_efficiency,
             "epsilon": s.edge_efficiency, "whp": bool(getattr(s, "whp", False))}
 
 
@@ -95,7 +96,7 @@ def efficiency_section(tasks: list, table: dict, stem) -> tuple[list[str], dict[
             holds = "yes" if (gap > 0) == (side == "parallel") and gap != 0 else "no"
         row = [t.name]
         for r in ROLES:
-            row += [stem(t.source(r))] + [_cls(cls[r], q) for q in ("T", "eta", "epsilon")]
+            row += [cls[r]["name"] if cls[r] else stem(t.source(r))] + [_cls(cls[r], q) for q in ("T", "eta", "epsilon")]
         row += [side, f"{100 * gap:+.1f}" if gap is not None else "–", holds]
         lines.append("| " + " | ".join(row) + " |")
         data[t.name] = {

@@ -37,7 +37,10 @@ Variant runs go to `OUT/runs/<variant>_<processor>_h<hidden>_s<seed>/`.
 Runs are trained here one after another, or side by side by
 `algspec.training.launch` (`--jobs N`, `--launcher ray`).
 
-Runs go to `OUT/runs/<algorithm>_<processor>_h<hidden>_s<seed>/`. A run
+Runs go to `OUT/runs/<algorithm>_<processor>_h<hidden>_s<seed>/` (`<algorithm>` is
+the file stem; two files with one stem get their folder in front, as in
+`clrs-bellman_ford` and `parallel-bellman_ford`). results.md also sets each
+task's static eta and epsilon beside its scores (`efficiency_table`). A run
 folder with `result.json` is done and skipped, so a killed grid resumes
 where it stopped and loses at most the run in progress (result.json is
 written atomically, last). The report (`results.md`, `results.json`,
