@@ -58,7 +58,7 @@ def lint(
     """Report errors and suspicious constructs; exit 0 clean, 1 findings, 2 usage error."""
     if output_format not in ("concise", "full", "json"):
         raise fail(f"--output-format must be concise, full or json, not {output_format!r}")
-    from algspec.lint import lint_source
+    from algspec.lint import lint_files
     files: list[Path] = []
     for p in paths:
         if p.is_dir():
@@ -67,11 +67,7 @@ def lint(
             files.append(p)
         else:
             raise fail(f"no such file or folder: {p}")
-    diags, sources = [], {}
-    for f in files:
-        src = f.read_text()
-        sources[str(f)] = src
-        diags += lint_source(src, str(f), sample=not no_sample)
+    diags, sources = lint_files([str(f) for f in files], sample=not no_sample)
     if diags or output_format == "json":
         print(render(diags, output_format, sources))
     if output_format != "json":

@@ -102,6 +102,53 @@ def lint_source(source: str, path: str = "<string>", sample: bool = True) -> lis
     return diags
 
 
+def lint_files(paths: list[str], sample: bool = True,
+               jobs: int | None = None) -> tuple[list[Diagnostic], dict[str, str]]:
+    """Findings for many files, in path order, plus their sources (for rendering).
+
+    Cache hits are read here; the misses are linted by a pool of forked
+    processes (one per core, `jobs` to override) when there are several, since
+    a cold `algspec lint algorithms/` is CPU-bound file by file.
+    """
+    import os
+
+    from algspec import lint_cache
+    sources = {p: Path(p).read_text() for p in paths}
+    found: dict[str, list[Diagnostic]] = {}
+    misses: list[str] = []
+    for p in paths:
+        hit = lint_cache.get(lint_cache.key(sources[p], p, sample))
+        if hit is None:
+            misses.append(p)
+        else:
+            found[p] = hit
+    jobs = jobs if jobs is not None else min(len(misses), os.cpu_count() or 1)
+    if jobs > 1 and len(misses) >= 3:
+        found.update(_lint_in_pool(misses, sources, sample, jobs))
+    for p in misses:
+        if p not in found:
+            found[p] = lint_source(sources[p], p, sample)
+    return [d for p in paths for d in found[p]], sources
+
+
+def _lint_in_pool(paths: list[str], sources: dict[str, str], sample: bool,
+                  jobs: int) -> dict[str, list[Diagnostic]]:
+    """Lint `paths` in forked workers; an empty result (no fork here) lints in-process."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    try:
+        ctx = multiprocessing.get_context("fork")
+    except ValueError:  # no fork on this platform: lint in this process
+        return {}
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+        # the slowest first, so no worker is left with a long file at the end
+        order = sorted(paths, key=lambda p: -len(sources[p]))
+        results = pool.map(lint_source, [sources[p] for p in order], order,
+                           [sample] * len(order))
+        return dict(zip(order, results))
+
+
 # CPU seconds of sampling per file before the sizes after the third are skipped.
 SAMPLE_TIME_BUDGET = 0.1
 

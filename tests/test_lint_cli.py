@@ -387,3 +387,20 @@ def test_compile_json_and_dataset_manifest_share_one_spec_hash(tmp_path: Path) -
     moved = tmp_path / "moved.alg"
     moved.write_text("# a comment moves every span\n" + path.read_text())
     assert algspec.load(moved).spec_hash() == compiled
+
+
+def test_lint_files_pool_matches_one_by_one(tmp_path: Path, monkeypatch) -> None:
+    """The forked pool (cold cache) gives each file's findings, in the order of the paths."""
+    monkeypatch.setenv("ALGSPEC_NO_CACHE", "1")
+    from algspec.lint import lint_files, lint_source
+    paths = []
+    for name, src in [("a_clean", CLEAN), *((k, v[0]) for k, v in FINDINGS.items())]:
+        p = tmp_path / f"{name}.alg"
+        p.write_text(src)
+        paths.append(str(p))
+    paths.reverse()  # not the pool's order (longest first), nor alphabetical
+    pooled, sources = lint_files(paths, jobs=2)
+    one_by_one = [d for p in paths for d in lint_source(Path(p).read_text(), p)]
+    assert [d.concise() for d in pooled] == [d.concise() for d in one_by_one]
+    assert pooled and set(sources) == set(paths)
+    assert [d.path for d in pooled] == sorted((d.path for d in pooled), key=paths.index)
