@@ -373,6 +373,17 @@ def test_cli_rejects_address_without_ray(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "unknown launcher 'mpi'" in r.stderr
 
 
+def test_report_only_without_runs_is_a_usage_error(tmp_path: Path) -> None:
+    app = typer.Typer()
+    register(app)
+    out = tmp_path / "nowhere"
+    r = CliRunner().invoke(app, ["experiment", str(write_grid(tmp_path)), "-o", str(out),
+                                 "--report-only"])
+    assert r.exit_code == 2 and "no runs to report" in r.stderr
+    assert r.exception is None or isinstance(r.exception, SystemExit)
+    assert not out.exists()
+
+
 @pytest.fixture(scope="module")
 def local_ray():
     ray = pytest.importorskip("ray")

@@ -153,6 +153,9 @@ def experiment_command(
                     print(f"{'done' if r.done else 'todo'}  {r.dir}")
             return
         if report_only:
+            if not (out / "runs").is_dir():
+                raise GridError(f"no runs to report in {out} (train them first, without "
+                                "--report-only)")
             report = write_report(grid, out)
         else:
             if address and launcher != "ray":

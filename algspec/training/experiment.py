@@ -246,6 +246,19 @@ def _stem(source: str) -> str:
     return Path(source).stem if source.endswith(".alg") else source
 
 
+def _label(source: str) -> str:
+    """What a report calls a task's algorithm: its `algorithm` name (two files may share a
+    stem), the file stem if it does not load, or the dm-clrs name as given."""
+    if not source.endswith(".alg"):
+        return source
+    import algspec
+    from algspec.diagnostics import AlgError
+    try:
+        return algspec.load(source).name
+    except (AlgError, OSError, ValueError):  # a file changed or gone since its runs
+        return _stem(source)
+
+
 def _run_stems(grid: Grid) -> dict[str, str]:
     """Run-folder stem of each task algorithm: its file stem, with its folder's name in front
     where two sources share a stem (clrs/bellman_ford.alg and parallel/bellman_ford.alg)."""
@@ -458,7 +471,7 @@ def write_report(grid: Grid, out: Path) -> dict[str, Any]:
         lines += [f"## Hidden size {h}", ""]
         head1 = "| Arch. | " + " | ".join(f"{t.name} seq. | {t.name} par." for t in grid.tasks) + " |"
         head2 = "|---|" + "---|---|" * len(grid.tasks)
-        sub = "| | " + " | ".join(f"{_stem(t.sequential)} | {_stem(t.parallel)}"
+        sub = "| | " + " | ".join(f"{_label(t.sequential)} | {_label(t.parallel)}"
                                   for t in grid.tasks) + " |"
         lines += [head1, head2, sub]
         for p in grid.processors:
@@ -512,8 +525,8 @@ def write_report(grid: Grid, out: Path) -> dict[str, Any]:
                                     read_metrics(m))
             if curves:
                 png = out / f"curves_{_slug(t.name)}_h{h}.png"
-                plot_task_curves(curves, {"sequential": _stem(t.sequential),
-                                          "parallel": _stem(t.parallel)}, png,
+                plot_task_curves(curves, {"sequential": _label(t.sequential),
+                                          "parallel": _label(t.parallel)}, png,
                                  title=f"{t.name}, hidden {h}: loss (solid), validation (dashed)")
                 figures[f"curves_{_slug(t.name)}_h{h}"] = png.name
         figs = [f for k, f in figures.items() if k.endswith(f"_h{h}")]
