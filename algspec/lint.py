@@ -123,12 +123,20 @@ def lint_files(paths: list[str], sample: bool = True,
         else:
             found[p] = hit
     jobs = jobs if jobs is not None else min(len(misses), os.cpu_count() or 1)
-    if jobs > 1 and len(misses) >= 3:
+    if jobs > 1 and len(misses) >= 3 and _fork_is_safe():
         found.update(_lint_in_pool(misses, sources, sample, jobs))
     for p in misses:
         if p not in found:
             found[p] = lint_source(sources[p], p, sample)
     return [d for p in paths for d in found[p]], sources
+
+
+def _fork_is_safe() -> bool:
+    """Forking copies only the calling thread: never fork a process that runs other
+    threads (a test session or notebook that has started JAX's or Ray's)."""
+    import sys
+    import threading
+    return threading.active_count() == 1 and not {"jaxlib", "ray", "tensorflow"} & set(sys.modules)
 
 
 def _lint_in_pool(paths: list[str], sources: dict[str, str], sample: bool,

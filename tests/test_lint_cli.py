@@ -8,6 +8,7 @@ the real console script and that the core never imports tensorflow or jax.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -390,17 +391,23 @@ def test_compile_json_and_dataset_manifest_share_one_spec_hash(tmp_path: Path) -
 
 
 def test_lint_files_pool_matches_one_by_one(tmp_path: Path, monkeypatch) -> None:
-    """The forked pool (cold cache) gives each file's findings, in the order of the paths."""
+    """The forked pool (cold cache, a fresh process) gives each file's findings in path order."""
     monkeypatch.setenv("ALGSPEC_NO_CACHE", "1")
-    from algspec.lint import lint_files, lint_source
+    from algspec.lint import lint_source
     paths = []
     for name, src in [("a_clean", CLEAN), *((k, v[0]) for k, v in FINDINGS.items())]:
         p = tmp_path / f"{name}.alg"
         p.write_text(src)
         paths.append(str(p))
     paths.reverse()  # not the pool's order (longest first), nor alphabetical
-    pooled, sources = lint_files(paths, jobs=2)
-    one_by_one = [d for p in paths for d in lint_source(Path(p).read_text(), p)]
-    assert [d.concise() for d in pooled] == [d.concise() for d in one_by_one]
-    assert pooled and set(sources) == set(paths)
-    assert [d.path for d in pooled] == sorted((d.path for d in pooled), key=paths.index)
+    code = ("import json, sys; from algspec import lint; "
+            "calls = []; real = lint._lint_in_pool; "
+            "lint._lint_in_pool = lambda *a: calls.append(1) or real(*a); "
+            "d, _ = lint.lint_files(sys.argv[1:], jobs=2); "
+            "print(json.dumps([len(calls), [x.concise() for x in d]]))")
+    r = subprocess.run([sys.executable, "-c", code, *paths], check=False, capture_output=True,
+                       text=True, timeout=120, env={**os.environ, "ALGSPEC_NO_CACHE": "1"})
+    assert r.returncode == 0, r.stderr
+    pooled_calls, pooled = json.loads(r.stdout)
+    one_by_one = [d.concise() for p in paths for d in lint_source(Path(p).read_text(), p)]
+    assert pooled_calls == 1 and pooled == one_by_one and len(pooled) >= 4
