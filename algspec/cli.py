@@ -100,11 +100,11 @@ def compile(
     params = parse_params(param)
     try:
         lengths = [_length_summary(alg, n, samples, seed, params) for n in (16, 64)]
-    except ValueError as e:
-        raise fail(str(e)) from None
-    except RuntimeFault as f:
+    except RuntimeFault as f:  # first: a fault may also be a ValueError (GeneratorFault)
         print(f.diagnostic.concise(), file=sys.stderr)
         raise typer.Exit(1) from None
+    except ValueError as e:
+        raise fail(str(e)) from None
     from algspec.efficiency.static import analyse
     from algspec.generators import jsonable
     static = analyse(alg.ir)
@@ -163,8 +163,8 @@ def sample(
     from algspec.dataset import export
     try:
         path = export(alg, out, length, num, seed, params, overwrite=overwrite)
-    except FileExistsError as e:
-        raise fail(f"{e}; pass --overwrite to replace it") from None
+    except FileExistsError:  # the API's message names `overwrite=True`; say the CLI flag
+        raise fail(f"{out} is not empty; pass --overwrite to replace it") from None
     except RuntimeFault as f:
         print(f.diagnostic.concise(), file=sys.stderr)
         raise typer.Exit(1) from None

@@ -95,11 +95,16 @@ _ALL = [
        "Different numbers of targets and values, or `+=` with several targets."),
     _c("E401", _E, "checks", "concurrent write without a combiner",
        "Several processors of a `forall` may write one place: say how the writes combine "
-       "(`by priority|min|max|sum|any|all`). A write is conflict-free when its indices are "
-       "distinct processor variables covering every processor variable."),
-    _c("E402", _E, "checks", "unknown combiner", "Combiners: min, max, sum, any, all, priority."),
+       "(`by priority|min|max|sum|any|all|argmin K|argmax K`). A write is conflict-free "
+       "when its indices determine every processor variable: `v`, `v + c`, `c - v`, "
+       "`v ^ c`, `(v + c) % n` on `nodes n`, or a guard `v == e`."),
+    _c("E402", _E, "checks", "unknown combiner",
+       "Combiners: min, max, sum, any, all, priority, argmin KEY, argmax KEY."),
     _c("E403", _E, "checks", "combiner outside a parallel update",
        "`by ...` only applies to the writes of a `forall`."),
+    _c("E404", _E, "checks", "one datum combined two ways in one round",
+       "Combined writes to one datum from several statements of a round combine together "
+       "(two `by sum` writes add up); they must use the same combiner."),
     # ---------------------------------------------------------------- control
     _c("E501", _E, "checks", "statement not allowed inside a round",
        "Rounds hold `forall`s and single writes; loops, `record` and nested rounds go outside."),

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from algspec import ir
+from algspec.diagnostics import RuntimeFault
 from algspec.generators import GENERATORS, draw_inputs
 from algspec.interp import ActivityObserver, Trajectories
 from algspec.interp import run as run_program
@@ -74,7 +75,33 @@ class CompiledAlgorithm:
         rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
         requests = {name: (self.ir.decl(name).generator.name, ps)
                     for name, ps in self.generator_params(**params).items()}
-        return draw_inputs(requests, rng, batch_size, n)  # joint generators share a draw
+        try:
+            drawn = draw_inputs(requests, rng, batch_size, n)  # joint generators share a draw
+        except ValueError as e:
+            name = getattr(e, "input_name", None)
+            if name is None:
+                raise
+            raise GeneratorFault("E105", f"{e} (at n = {n})", self.ir.decl(name).span, 0,
+                                 path=self.ir.path) from None
+        self._check_drawn_shapes(drawn, n, batch_size)
+        return drawn
+
+    def _check_drawn_shapes(self, drawn: dict[str, np.ndarray], n: int, B: int) -> None:
+        """A draw the nodes cannot hold (`bst_q`'s n + 1 values on `nodes n`) is a file error."""
+        from algspec.efficiency.static import eval_size
+        N = int(eval_size(self.ir.nodes, n))
+        for name, x in drawn.items():
+            d = self.ir.decl(name)
+            r = ir.rank(d.loc)
+            fits = [(B,) + (N,) * r] + ([(B,) + (n,) * r] if 0 < r and n <= N else [])
+            if np.shape(x) not in fits:
+                per = np.shape(x)[1] if np.ndim(x) > 1 else 1
+                need = "declare at least `nodes n`" if per == n else \
+                    "see docs/generators.md for the node count it needs"
+                raise GeneratorFault(
+                    "R101", f"generator `{d.generator.name}` draws {per} values per "
+                    f"{d.loc.value} axis at n = {n}, but the file has N = {N} nodes; {need}",
+                    d.span, 0, path=self.ir.path)
 
     def run(self, inputs: dict[str, np.ndarray], n: int | None = None,
             observer: ActivityObserver | None = None, dtype=np.float32,
@@ -99,7 +126,11 @@ class CompiledAlgorithm:
                        d.derived is not None]
         for d in self.generated_inputs + given_views:
             if d.name in inputs and d.loc != ir.Loc.GRAPH:
-                return int(np.asarray(inputs[d.name]).shape[lead])
+                shape = np.shape(inputs[d.name])
+                if len(shape) <= lead:  # a scalar for node/edge data: say so, not IndexError
+                    raise ValueError(f"input `{d.name}` is {d.loc.value} data and needs an "
+                                     f"array with one entry per node, got shape {shape}")
+                return int(shape[lead])
         raise ValueError(f"{self.name}: cannot infer n from inputs {sorted(inputs)}")
 
     def trace(self, n: int | None = None, **inputs: Any) -> tuple[Any, dict]:
@@ -145,6 +176,15 @@ class CompiledAlgorithm:
     def static_efficiency(self):
         from algspec.efficiency.static import analyse
         return analyse(self.ir)
+
+
+class GeneratorFault(RuntimeFault, ValueError):
+    """Inputs that cannot be drawn at this n: a diagnostic at the input (and a ValueError)."""
+
+    def __init__(self, code: str, message: str, span, sample: int, path: str = "<string>"):
+        super().__init__(code, message, span, sample, path)
+        self.diagnostic = self.diagnostic.model_copy(update={"message": message})  # no sample
+        self.args = (self.diagnostic.concise(),)
 
 
 def to_probes(traj: Trajectories) -> dict:

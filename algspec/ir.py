@@ -230,6 +230,9 @@ class Assign(Stmt):
     values: list[Expr]
     combiner: str | None = None
     key: list[Expr] = []  # `by argmin KEY`: the lexicographic key that picks the writer
+    # `x += e by sum` / `x -= e by sum`: `values` are the writers' increments (e, -e), added
+    # to x once (fetch-and-add), not k copies of `x + e` summed.
+    accumulate: bool = False
 
 
 class Let(Stmt):
@@ -509,6 +512,8 @@ def reads(x: Expr | Statement | list[Statement] | None) -> set[str]:
         for s, _ in walk_statements(x):
             for e in statement_exprs(s):
                 out |= reads(e)
+            if isinstance(s, Assign) and s.accumulate:  # `x += e by sum` adds to x: reads x
+                out |= {t.name for t in s.targets if not t.local}
         return out
     if isinstance(x, Stmt):
         return reads([x])

@@ -54,6 +54,8 @@ CASES: dict[str, tuple[str, int, int, tuple[str, ...]]] = {
     "E401": (H + GX + "forall v { x = v }\n", 5, 12, ("`x`", "concurrently")),
     "E402": (H + GX + "forall v { x = v by first }\n", 5, 21, ("unknown combiner", "`first`")),
     "E403": (H + GX + "x = 1 by min\n", 5, 10, ("`by min`", "sequential")),
+    "E404": (H + GX + "round { forall v { x = v by sum }\n forall v { x = v by max } }\n", 6, 13,
+             ("`x`", "`by sum` (line 5)", "`by max`")),
     "E501": (H + GX + "round { record }\n", 5, 9, ("`record`", "round")),
     "E502": (H + "state node a: int = 0\nround { forall v { forall u { a[v] = 1 } } }\n", 5, 20,
              ("`forall`", "nested")),

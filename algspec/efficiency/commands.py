@@ -79,23 +79,18 @@ def efficiency_command(
     for f in files:
         if not f.is_file():
             raise _fail(f"{f}: no such file")
+    from algspec.diagnostics import AlgError, RuntimeFault
     try:
         _run(files, size_list, samples, seed, plot, as_json, table, static_only, params,
              worst_case)
-    except typer.Exit:
-        raise
-    except Exception as e:  # noqa: BLE001 - one line, never a traceback
-        raise _fail(_describe(e)) from None
-
-
-def _describe(e: Exception) -> str:
-    from algspec.diagnostics import AlgError, RuntimeFault
-
-    if isinstance(e, AlgError):
-        return "; ".join(d.concise() for d in e.diagnostics)
-    if isinstance(e, RuntimeFault):
-        return e.diagnostic.concise()
-    return f"{type(e).__name__}: {e}"
+    except AlgError as e:  # the file's own mistakes: one diagnostic per line, as lint prints
+        print("\n".join(d.concise() for d in e.diagnostics), file=sys.stderr)
+        raise typer.Exit(1) from None
+    except RuntimeFault as e:  # a sampled input broke a bound or a type
+        print(e.diagnostic.concise(), file=sys.stderr)
+        raise typer.Exit(1) from None
+    except ValueError as e:  # a generator parameter the file's generators reject
+        raise _fail(str(e)) from None
 
 
 def _run(files: list[Path], sizes: list[int], samples: int, seed: int, plot: Path | None,

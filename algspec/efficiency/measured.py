@@ -368,7 +368,8 @@ def silent_statements(program: ir.Program) -> set[int]:
     from algspec.efficiency.static import _forall_reads_data
 
     return {s.id for s, _ in ir.walk_statements(program.body)
-            if isinstance(s, ir.Forall) and not _forall_reads_data(s)}
+            if isinstance(s, ir.Forall)
+            and not _forall_reads_data(s, program.graph.kind == "input")}
 
 
 _WORST = re.compile(r"#\s*worst[ -]case:\s*(.+)$", re.IGNORECASE)

@@ -280,8 +280,9 @@ class Taint:
             if ctl or self.expr(s.key):
                 self.names.add(s.var)
             self._block(s.body, ctl)
-        elif isinstance(s, ir.Forall):
-            self._block(s.body, ctl or self.expr(s.guard))
+        elif isinstance(s, ir.Forall):  # an input graph's edge processors are its edges
+            edges = len(s.vars) == 2 and self.input_graph
+            self._block(s.body, ctl or edges or self.expr(s.guard))
         elif isinstance(s, ir.Round):
             self._block(s.body, ctl)
         elif isinstance(s, (ir.Proc, ir.Recur)):  # parameters are assigned the arguments
@@ -381,6 +382,39 @@ def normal_forall(s: ir.Forall, taint: Taint) -> tuple[ir.Forall, tuple[int, str
     return s, (s.id, "guard")
 
 
+def _without_graph_mask(e: ir.Expr | None, vars: list[str], graph: ir.Graph
+                       ) -> ir.Expr | None:
+    """A guard less its conjuncts `adj[v, u]` that test the interconnection graph itself.
+
+    An edge forall's processors are the graph's edges, so `forall v, u where adj[v, u]`
+    selects every one of them, as `forall v, u` does (not a data-dependent O(1)).
+    """
+    if e is None or len(vars) != 2 or graph.mask_name is None:
+        return e
+    if isinstance(e, ir.Read) and e.name == graph.mask_name and \
+            [x.name if isinstance(x, ir.IndexVar) else None for x in e.indices] == list(vars):
+        return None
+    if isinstance(e, ir.Binary) and e.op == "and":
+        left = _without_graph_mask(e.left, vars, graph)
+        right = _without_graph_mask(e.right, vars, graph)
+        if left is None or right is None:
+            return right if left is None else left
+        return e.model_copy(update={"left": left, "right": right})
+    return e
+
+
+def _zero_pins(e: ir.Expr | None, vars) -> frozenset[str]:
+    """The processor variables a selection's conjunct `v == 0` fixes to node 0."""
+    if isinstance(e, ir.Binary) and e.op == "and":
+        return _zero_pins(e.left, vars) | _zero_pins(e.right, vars)
+    if isinstance(e, ir.Binary) and e.op == "==":
+        for a, b in ((e.left, e.right), (e.right, e.left)):
+            if isinstance(a, ir.IndexVar) and a.name in vars and _const_value(b) == 0 and \
+                    not isinstance(_const_value(b), bool):
+                return frozenset([a.name])
+    return frozenset()
+
+
 def _reads_element(e: ir.Expr, var: str) -> bool:
     """Whether `e` reads data at the aggregation element `var` (across its edge)."""
     for x in ir.walk_expr(e):
@@ -395,13 +429,23 @@ def _reads_data(e: ir.Expr | None) -> bool:
                                  for x in ir.walk_expr(e))
 
 
-def _forall_reads_data(s: ir.Forall) -> bool:
-    """Whether a forall's processors read any data (guard, values, indices, conditions)."""
+def _forall_reads_data(s: ir.Forall, input_graph: bool = False) -> bool:
+    """Whether a forall's processors read any data (guard, values, indices, conditions).
+
+    On an input graph, edge processors exist where the input has edges, so what they
+    write to a node (`deg[u] = 1 by sum`, `first[u] = v by min`) is the graph itself.
+    """
     if _reads_data(s.guard):
+        return True
+    if input_graph and len(s.vars) == 2 and any(
+            isinstance(st, ir.Assign) and any(t.loc == ir.Loc.NODE for t in st.targets)
+            for st, _ in ir.walk_statements(s.body)):
         return True
     for st, _ in ir.walk_statements(s.body):
         if any(_reads_data(x) for x in ir.statement_exprs(st)):
             return True
+        if isinstance(st, ir.Assign) and st.accumulate:
+            return True  # `x[v] += 1 by sum` adds to the value it holds: it reads x
         if isinstance(st, ir.Assign) and any(t.loc == ir.Loc.GRAPH for t in st.targets):
             return True  # a write to shared memory (e.g. a priority write of the index)
     return False
@@ -457,6 +501,7 @@ class _Binder:
     kind: str  # "seq", "forall", "whole", "agg"
     order: tuple[str, ...] = ()
     pins: frozenset[str] = frozenset()
+    zero: frozenset[str] = frozenset()  # pinned to node 0 (`v == 0`): a star's hub
 
 
 @dataclass
@@ -492,9 +537,18 @@ class _Analyser:
                                                     _size_at)
 
     # ------------------------------------------------------------ expressions
-    def _deg(self) -> Asymptotic:
-        """Worst-case (fewest) neighbours of one node: N on a complete graph, else O(1)."""
-        return self.N if self.prog.graph.kind == "complete" else one
+    def _deg(self, node: ir.Expr | None = None, stack: list[_Binder] = ()) -> Asymptotic:
+        """Worst-case (fewest) neighbours of one node: N on a complete graph, else O(1).
+
+        A star's hub (node 0: `incoming(0)`, or `incoming(v)` under `v == 0`) has all N.
+        """
+        if self.prog.graph.kind == "complete":
+            return self.N
+        if self.prog.graph.kind == "star" and (
+                _const_value(node) == 0 and not isinstance(_const_value(node), bool) or
+                isinstance(node, ir.IndexVar) and any(node.name in b.zero for b in stack)):
+            return self.N
+        return one
 
     def expr(self, e: ir.Expr | None, stack: list[_Binder]) -> Cost:
         """The activity of evaluating `e` once in the context `stack` (outermost first)."""
@@ -554,7 +608,7 @@ class _Analyser:
         else:
             of_own = isinstance(e.of, ir.IndexVar) and \
                 any(e.of.name in b.names and b.kind in ("forall", "whole") for b in stack)
-            domain = self.E if of_own and evals == self.N else evals * self._deg()
+            domain = self.E if of_own and evals == self.N else evals * self._deg(e.of, stack)
         if readout:
             # The controller reads the elements that decide the result: the filter's,
             # and for any/all the witnesses (data-dependent: worst case one).
@@ -717,7 +771,8 @@ class _Analyser:
         if share is not None and not self.taint.expr(cond):
             full = self.N if len(top.order) == 1 else self.E
             procs = (full * share).at_most(top.count)
-        top = _Binder(top.names, procs, top.kind, top.order, frozenset(pins))
+        top = _Binder(top.names, procs, top.kind, top.order, frozenset(pins),
+                      top.zero | _zero_pins(cond, top.order))
         return stack[:-1] + [top]
 
     def forall(self, s: ir.Forall, stack: list[_Binder]) -> Cost:
@@ -728,7 +783,8 @@ class _Analyser:
         `x = false`) carry no information and cost nothing.
         """
         s, key = normal_forall(s, self.taint)
-        pins = pinned(s.guard, set(s.vars), self.taint)
+        pins = pinned(_without_graph_mask(s.guard, s.vars, self.prog.graph), set(s.vars),
+                      self.taint)
         nodes, procs = self._procs(tuple(s.vars), pins)
         share = self.sel.share(key)
         if share is not None and s.guard is not None and not self.taint.expr(s.guard):
@@ -736,8 +792,8 @@ class _Analyser:
             procs = full * share
             nodes = procs.at_most(self.N)
         inner = stack + [_Binder(frozenset(s.vars), procs, "forall", tuple(s.vars),
-                                 frozenset(pins))]
-        if not _forall_reads_data(s):
+                                 frozenset(pins), _zero_pins(s.guard, s.vars))]
+        if not _forall_reads_data(s, self.prog.graph.kind == "input"):
             return Cost()
         out = _nodes_cost(nodes)
         if len(s.vars) == 2:

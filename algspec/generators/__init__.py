@@ -74,13 +74,17 @@ def draw_inputs(requests: Mapping[str, tuple[str, Mapping[str, Any]]],
     joint_draws: dict[tuple[str, str], dict[str, np.ndarray]] = {}
     for name, (gen_name, params) in requests.items():
         gen = GENERATORS[gen_name]
-        if gen.group is None:
-            out[name] = gen.sample(rng, batch, n, **params)
-            continue
-        resolved = gen.resolve_at(params, batch, n)
-        key = (gen.group, repr(sorted(resolved.items())))
-        if key not in joint_draws:
-            joint_draws[key] = gen.draw(rng, batch, n, **resolved)
+        try:
+            if gen.group is None:
+                out[name] = gen.sample(rng, batch, n, **params)
+                continue
+            resolved = gen.resolve_at(params, batch, n)
+            key = (gen.group, repr(sorted(resolved.items())))
+            if key not in joint_draws:
+                joint_draws[key] = gen.draw(rng, batch, n, **resolved)
+        except ValueError as e:  # a parameter or size it cannot draw with: name the input
+            e.input_name = getattr(e, "input_name", name)
+            raise
         x = np.asarray(joint_draws[key][gen.part], dtype=np.float64)
         assert x.shape == gen.shape(batch, n, resolved), (gen.name, x.shape)
         out[name] = x

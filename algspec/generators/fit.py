@@ -90,7 +90,8 @@ def check_declared_type(gen: Generator, loc: str, clrs_type: str | None,
     what = f"categorical({categories})" if clrs_type == "categorical" else clrs_type
     if clrs_type == "should_be_permutation":
         what = "permutation"
-    msg = (f"generator `{gen.name}` draws {dom}, which a {loc} `{what}` input cannot hold "
+    article = "an" if str(loc)[:1] in "aeiou" else "a"  # "an edge"
+    msg = (f"generator `{gen.name}` draws {dom}, which {article} {loc} `{what}` input cannot hold "
            f"(it needs {_NEEDS.get(clrs_type, clrs_type)})")
     if generators:
         fit = _suggest(clrs_type, loc, generators)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from algspec import ir, ops
+from algspec.diagnostics import RuntimeFault, Span
 from algspec.interp.calls import call_proc, recur
 from algspec.interp.env import NP_DTYPE as _NP
 from algspec.interp.env import Env
@@ -38,6 +39,10 @@ class _Pending:
         self.writes: list[tuple] = []
 
 
+class SizeFault(RuntimeFault, ValueError):
+    """The file's node count does not fit this n: a diagnostic (and, as before, a ValueError)."""
+
+
 class Machine(Env):
     """Runs one `ir.Program` on one batch of inputs: an environment plus control flow."""
 
@@ -51,10 +56,13 @@ class Machine(Env):
         B = batch_size
         super().__init__(prog, B, n, n, np.zeros(B, dtype=np.int64), None, {}, dtype, observer)
         self.N = int(self._static(prog.nodes, m=None))
-        if self.N < 1:
-            raise ValueError(f"{prog.name}: node count {self.N} for n={n}")
+        if self.N < 1:  # e.g. `nodes n // 8` at n = 4: the file's header, not a bug
+            raise SizeFault("E108", f"the node count is {self.N} at n = {n}; an algorithm "
+                               "needs at least one node", prog.nodes.span or Span(), 0,
+                               path=prog.path)
         self.broken: list[np.ndarray] = []
         self.pending: _Pending | None = None
+        self.combined: dict | None = None  # a round's combined writes while it commits
         self._load_inputs(inputs)
         self.adj = self._interconnection()
         self.m = self.adj.sum(axis=(1, 2)).astype(np.int64)
@@ -96,11 +104,23 @@ class Machine(Env):
                 (self.B,) + (self.N,) * ir.rank(d.loc))
             shape = {ir.Loc.GRAPH: (self.B,), ir.Loc.NODE: (self.B, self.N),
                      ir.Loc.EDGE: (self.B, self.N, self.N)}[d.loc]
+            if self.n > self.N and d.loc != ir.Loc.GRAPH and \
+                    x.shape == (self.B,) + (self.n,) * ir.rank(d.loc):
+                # n problem items cannot fit on fewer nodes (`nodes n - 1`): a file error
+                raise SizeFault("R101", f"input `{d.name}` holds n = {self.n} items per "
+                                   f"{d.loc.value} axis but the file has N = {self.N} nodes "
+                                   f"at n = {self.n}; declare at least `nodes n`",
+                                   d.span or Span(), 0, path=self.prog.path)
             if d.loc == ir.Loc.NODE and x.shape == (self.B, self.n) and self.n != self.N:
                 padded = np.zeros(shape, dtype=x.dtype)
                 padded[:, : self.n] = x
                 x = padded
                 pads.append(d)
+            elif d.loc == ir.Loc.EDGE and x.shape == (self.B, self.n, self.n) and \
+                    self.n != self.N:  # padded nodes (`nodes n + 1`) have no edges
+                padded = np.zeros(shape, dtype=x.dtype)
+                padded[:, : self.n, : self.n] = x
+                x = padded
             if x.shape != shape:
                 raise ValueError(f"input `{d.name}` has shape {x.shape[1:]}, expected "
                                  f"{shape[1:]} for n={self.n}")
@@ -118,7 +138,12 @@ class Machine(Env):
                     self.state[d.name] = self.state[d.name].astype(self.dtype).astype(np.float64)
         for d in self.prog.decls:
             if d.stage == ir.Stage.INPUT and d.derived is not None and d.name not in inputs:
-                self.state[d.name] = self.view(d.derived, d.loc).astype(_NP[d.dtype])
+                v = np.asarray(self.view(d.derived, d.loc))
+                if np.dtype(self.dtype).itemsize < 8 and d.dtype == ir.DType.FLOAT:
+                    # Stored as float32 too: run on the stored value, so a sample replays
+                    # from its stored inputs (trace(**stored), a dataset) bit for bit.
+                    v = v.astype(self.dtype)
+                self.state[d.name] = v.astype(_NP[d.dtype])
 
     def _interconnection(self) -> np.ndarray:
         g = self.prog.graph
@@ -219,11 +244,12 @@ class Machine(Env):
             over = lanes & (iters > bound)
             if over.any():
                 self.stmt = s
+                b = int(bound[over][0])
+                trips = f"{b} iteration{'' if b == 1 else 's'}"
                 if s.whp:
                     self.fault("R107", "high-probability loop bound exceeded: more than "
-                               f"{int(bound[over][0])} iterations (`bound ... whp`)", over)
-                self.fault("R102", f"loop bound exceeded: more than {int(bound[over][0])} "
-                           "iterations", over)
+                               f"{trips} (`bound ... whp`)", over)
+                self.fault("R102", f"loop bound exceeded: more than {trips}", over)
             self.block(s.body, lanes, 0)
             lanes = lanes & ~self.broken[-1]
             self.stmt = s
@@ -292,8 +318,10 @@ class Machine(Env):
         self.block(s.body, mask, 0)
         pending, self.pending = self.pending, outer
         self.locals = saved_locals | {k: v for k, v in self.locals.items() if k in saved_locals}
+        outer_combined, self.combined = self.combined, {}  # writes.RoundWrites per datum
         for w in pending.writes:
             commit(self, *w)
+        self.combined = outer_combined
 
     def forall(self, s: ir.Forall, mask: np.ndarray) -> None:
         rank = len(s.vars)

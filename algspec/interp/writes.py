@@ -62,6 +62,8 @@ def commit(env: Env, t: ir.Target, v, idx, mask, rank, combiner, s, keys=None) -
     if t.loc != ir.Loc.GRAPH and all(i.kind == "ivar" and i.axis == a
                                      for a, i in enumerate(t.indices)) and \
             len(t.indices) == rank:
+        if getattr(s, "accumulate", False):  # private `x[v] += e by sum`: one increment
+            val = arr + val
         store[t.name] = np.where(m, val, arr).astype(dt)
         return
     pos = np.nonzero(m)
@@ -79,21 +81,30 @@ def commit(env: Env, t: ir.Target, v, idx, mask, rank, combiner, s, keys=None) -
         size = arr.size
     flat = arr.reshape(-1).copy() if t.loc != ir.Loc.GRAPH else arr.copy()
     flat[:] = flat  # keep dtype
-    if combiner in (None, "priority"):
-        # np.nonzero is in C order, so the first writer of a key has the lowest index.
-        uk, first = np.unique(key, return_index=True)
-        flat[uk] = vals[first]
-    elif combiner in ("argmin", "argmax"):
-        # Sort writers by (place, key components, processor order); the first of each
-        # place wins. np.lexsort sorts by its last key first.
+    # Earlier combined writes to this datum in the same round (an `if`'s two branches,
+    # two foralls of a `round`): the round's writes all combine, not the last statement's.
+    # Writes without a combiner (private per statement) keep program order: the later wins.
+    rounds = getattr(env, "combined", None) if combiner is not None else None
+    prior = rounds.get(t.name) if rounds is not None else None
+    if prior is not None and prior.combiner != combiner:
+        prior = None  # mixed combiners: the later statement's writes replace
+    if combiner in (None, "priority", "argmin", "argmax"):
+        proc = pos[1] if rank == 1 else pos[1] * env.N + pos[2]
         ks = []
-        for k in keys or []:
+        for k in (keys or []) if combiner in ("argmin", "argmax") else []:
             kv = np.broadcast_to(k, shape)[pos]
             kv = kv.astype(np.int64) if kv.dtype.kind == "b" else kv
             ks.append(-kv if combiner == "argmax" else kv)
-        order = np.lexsort((np.arange(len(key)), *reversed(ks), key))
+        # Sort writers by (place, key components, processor order); the first of each
+        # place wins (np.nonzero is in C order). np.lexsort sorts by its last key first.
+        order = np.lexsort((proc, *reversed(ks), key))
         uk, first = np.unique(key[order], return_index=True)
-        flat[uk] = vals[order[first]]
+        win = order[first]
+        ranks = [kv[win].astype(np.float64) for kv in ks] + [proc[win].astype(np.float64)]
+        better = np.ones(len(uk), bool) if prior is None else _beats(ranks, prior, uk)
+        flat[uk[better]] = vals[win][better]
+        _remember(rounds, t.name, combiner, size, uk[better], [r[better] for r in ranks],
+                  prior)
     else:
         red = ops.COMBINERS[combiner]  # its ufunc and neutral element
         ufunc, ident = red.ufunc, red.identity
@@ -102,8 +113,50 @@ def commit(env: Env, t: ir.Target, v, idx, mask, rank, combiner, s, keys=None) -
         ufunc.at(acc, key, vals)
         written = np.zeros(size, bool)
         written[key] = True
+        if getattr(s, "accumulate", False):  # `x += e by sum`: the increments, added once
+            acc[written] = ufunc(flat[written].astype(acc.dtype), acc[written])
+        elif prior is not None:  # combine with what this round's earlier writes left
+            both = written & prior.written
+            acc[both] = ufunc(flat[both].astype(acc.dtype), acc[both])
         flat[written] = acc[written].astype(flat.dtype)
+        _remember(rounds, t.name, combiner, size, np.nonzero(written)[0], [], prior)
     store[t.name] = flat.reshape(arr.shape).astype(dt)
+
+
+class RoundWrites:
+    """The places a round's combined writes to one datum reached, and who won each."""
+
+    def __init__(self, combiner: str | None, size: int, nranks: int):
+        self.combiner = combiner
+        self.written = np.zeros(size, bool)
+        self.ranks = [np.zeros(size) for _ in range(nranks)]  # (key..., processor) of winners
+
+
+def _beats(ranks: list[np.ndarray], prior: RoundWrites, uk: np.ndarray) -> np.ndarray:
+    """Where the new winner's (key..., processor) is <= the earlier winner's (or none was).
+
+    Equal ranks mean the same processor writing again: its later write wins.
+    """
+    if len(ranks) != len(prior.ranks):
+        return np.ones(len(uk), bool)
+    less = np.zeros(len(uk), bool)
+    equal = np.ones(len(uk), bool)
+    for new, old in zip(ranks, prior.ranks):
+        o = old[uk]
+        less |= equal & (new < o)
+        equal &= new == o
+    return ~prior.written[uk] | less | equal
+
+
+def _remember(rounds: dict | None, name: str, combiner: str | None, size: int,
+              places: np.ndarray, ranks: list[np.ndarray], prior: RoundWrites | None) -> None:
+    if rounds is None:
+        return
+    rec = prior if prior is not None else RoundWrites(combiner, size, len(ranks))
+    rec.written[places] = True
+    for r, new in zip(rec.ranks, ranks):
+        r[places] = new
+    rounds[name] = rec
 
 
 def check_index(env: Env, ii, t: ir.Target, lanes) -> None:

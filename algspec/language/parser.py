@@ -327,7 +327,11 @@ def is_library(source: str) -> bool:
     return False
 
 
+_STAGES = ("input", "output", "hint", "state", "private")  # declaration keywords
+
+
 def _parse(source: str, path: str, start: str):
+    source = source.removeprefix("\ufeff")  # a UTF-8 byte-order mark (Windows editors)
     if start == "start" and not "\n".join(line.split("#", 1)[0] for line in source.split("\n")).strip():
         raise AlgError([Diagnostic(code="E003", message="empty file: expected `algorithm NAME`",
                                    path=path, help="start the file with `algorithm NAME`, "
@@ -352,8 +356,13 @@ def _parse(source: str, path: str, start: str):
         else:
             span = _span(tok)
             what = f"unexpected {str(tok).strip() or 'newline'!r}"
+        hint = f"expected {_describe_expected(set(e.expected))}"
+        if tok.type.lower() in _STAGES and "RECORD" in e.expected:  # a declaration among statements
+            what += ": declarations come before the first statement"
+            hint = f"move this `{tok}` declaration above the body (procedures, includes and " \
+                   "statements follow the declarations)"
         raise AlgError([Diagnostic(code="E002", message=what, span=span, path=path,
-                                   help=f"expected {_describe_expected(set(e.expected))}")])
+                                   help=hint)])
     except lark.exceptions.UnexpectedEOF as e:
         lines = source.rstrip("\n").split("\n")
         span = Span(line=len(lines), column=len(lines[-1]) + 1, end_line=len(lines),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from contextlib import suppress
 
-from algspec import ir
+from algspec import ir, ops
 from algspec.diagnostics import Span
 from algspec.generators import GENERATORS, check_declared_type, validate_params
 from algspec.language import ast
@@ -45,6 +45,8 @@ class Declarations(Reporter):
             if decl is not None and self.spec_fidelity(decl, d):
                 self.decls[d.name] = decl
                 self.decl_ast[d.name] = d
+            else:
+                self.rejected.add(d.name)  # its uses are not "unknown names"
         # Implicit interconnection-graph input, after the declared inputs.
         if self.prog.graph_kind in ("empty", "path", "star"):
             clash = next((k for k, x in self.decls.items()
@@ -306,6 +308,6 @@ def _in_n(e: ast.Expr) -> bool:
         return _in_n(e.operand)
     if isinstance(e, ast.BinaryExpr):
         return _in_n(e.left) and _in_n(e.right)
-    if isinstance(e, ast.CallExpr):
-        return all(_in_n(a) for a in e.args)
+    if isinstance(e, ast.CallExpr):  # a size builtin (not `rand()` or `onehot`)
+        return e.func in ops.CALLS and all(_in_n(a) for a in e.args)
     return isinstance(e, ast.Num)

@@ -146,7 +146,7 @@ class Expressions(Reporter):
             return ir.Const(value=float("inf"), dtype=ir.DType.FLOAT, span=e.span), frozenset()
         d = self.decls.get(nm)
         if d is None:
-            self.fail("E206", f"unknown name `{nm}`", e.span)
+            self.unknown_name(nm, e.span)
         self.check_readable(d, e.span, scope)
         if d.loc == ir.Loc.GRAPH:
             return ir.VarRef(name=nm, dtype=d.dtype, span=e.span), frozenset()
@@ -164,7 +164,7 @@ class Expressions(Reporter):
         if d is None:
             if e.name in scope.locals or e.name in scope.index_vars:
                 self.fail("E202", f"`{e.name}` is a single value and cannot be indexed", e.span)
-            self.fail("E206", f"unknown name `{e.name}`", e.span)
+            self.unknown_name(e.name, e.span)
         self.check_readable(d, e.span, scope)
         want = {ir.Loc.GRAPH: 0, ir.Loc.NODE: 1, ir.Loc.EDGE: 2}[d.loc]
         if len(e.indices) != want:

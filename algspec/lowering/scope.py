@@ -36,10 +36,14 @@ class Scope:
     loop_depth: int = 0
     derived_of: str | None = None  # lowering the definition of this datum
     derived_stage: str | None = None
+    # `v == e` a forall guard or enclosing `if` holds: v is a function of e (see
+    # `statements.private_write`), so `forall v, u where v == 0 { x[u] = .. }` is private
+    pins: tuple[tuple[str, ir.Expr], ...] = ()
 
     def child(self, **kw) -> Scope:
         s = Scope(list(self.index_vars), self.implicit, dict(self.locals), self.in_forall,
-                  self.in_round, self.loop_depth, self.derived_of, self.derived_stage)
+                  self.in_round, self.loop_depth, self.derived_of, self.derived_stage,
+                  self.pins)
         for k, v in kw.items():
             setattr(s, k, v)
         return s
@@ -59,6 +63,7 @@ class Reporter:
         self.diags: list[Diagnostic] = []
         self.decls: dict[str, ir.DataDecl] = {}
         self.decl_ast: dict[str, ast.Decl] = {}
+        self.rejected: set[str] = set()  # declared, but the declaration was reported invalid
         self.next_id = 0
 
     def err(self, code: str, message: str, span: Span, help: str | None = None,
@@ -70,6 +75,12 @@ class Reporter:
     def fail(self, code: str, message: str, span: Span, help: str | None = None):
         self.err(code, message, span, help)
         raise Abort()
+
+    def unknown_name(self, name: str, span: Span, help: str | None = None):
+        """E206, unless `name` was declared and its declaration already reported (no cascade)."""
+        if name in self.rejected:
+            raise Abort()
+        self.fail("E206", f"unknown name `{name}`", span, help)
 
     def new_id(self) -> int:
         """Statement ids number the statements in source order (hint frames name them)."""

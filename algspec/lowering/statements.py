@@ -57,7 +57,10 @@ class Statements(Reporter):
             if ax and not scope.in_forall:
                 self.fail("E201", "an `if` condition must be one value", s.cond.span)
             sid = self.new_id()
-            return [ir.If(id=sid, cond=c, then=self.lower_block(s.then, scope),
+            varying = {k for k, (_, ax) in scope.locals.items() if ax}  # per-processor lets
+            then_scope = scope.child(pins=scope.pins + equations(c, scope.index_vars, varying)) \
+                if scope.in_forall else scope
+            return [ir.If(id=sid, cond=c, then=self.lower_block(s.then, then_scope),
                           otherwise=self.lower_block(s.otherwise, scope), span=s.span)]
         if isinstance(s, (ast.WhileStmt, ast.ForRangeStmt, ast.ForNodesStmt)):
             return [self.loop(s, scope)]
@@ -66,7 +69,7 @@ class Statements(Reporter):
                 self.fail("E501", "rounds do not nest", s.span)
             sid = self.new_id()
             body = self.lower_block(s.body, scope.child(in_round=True))
-            return [ir.Round(id=sid, body=body, span=s.span)]
+            return [self.one_combiner_per_datum(ir.Round(id=sid, body=body, span=s.span))]
         if isinstance(s, ast.CallStmt):
             return self.call_proc(s, scope)
         if isinstance(s, (ast.ProcDef, ast.IncludeStmt)):
@@ -76,10 +79,30 @@ class Statements(Reporter):
             if scope.in_forall:
                 self.fail("E502", "`forall` cannot be nested; use `forall v, u` for edges", s.span)
             if not scope.in_round:  # sugar: a lone forall is a round of its own
-                return [ir.Round(id=self.new_id(), span=s.span,
-                                 body=self.stmt(s, scope.child(in_round=True)))]
+                return [self.one_combiner_per_datum(ir.Round(
+                    id=self.new_id(), span=s.span, body=self.stmt(s, scope.child(in_round=True))))]
             return [self.forall(s, scope)]
         raise AssertionError(type(s))
+
+    def one_combiner_per_datum(self, r: ir.Round) -> ir.Round:
+        """E404: writes that combine into one datum in one round must agree on how.
+
+        Combined writes from several statements of a round combine together (two
+        `by sum` branches add up); `by sum` in one and `by max` in another has no order
+        to apply them in, so it is an error rather than a silent choice.
+        """
+        first: dict[str, tuple[str, ir.Assign]] = {}
+        for st, _ in ir.walk_statements(r.body):
+            if not isinstance(st, ir.Assign) or st.combiner is None:
+                continue
+            for t in st.targets:
+                seen = first.setdefault(t.name, (st.combiner, st))
+                if seen[0] != st.combiner:
+                    self.err("E404", f"`{t.name}` is combined `by {seen[0]}` (line "
+                             f"{seen[1].span.line}) and `by {st.combiner}` in the same round",
+                             t.span, help="use one combiner for the datum in this round, or "
+                                          "split the writes into two rounds")
+        return r
 
     def forall(self, s: ast.ForallStmt, scope: Scope) -> ir.Forall:
         for v in s.vars:
@@ -95,7 +118,7 @@ class Statements(Reporter):
             if guard.dtype != ir.DType.BOOL:
                 self.fail("E205", "a `where` guard must be boolean", s.guard.span)
         sid = self.new_id()
-        body = self.lower_block(s.body, inner)
+        body = self.lower_block(s.body, inner.child(pins=equations(guard, list(s.vars))))
         return ir.Forall(id=sid, vars=list(s.vars), guard=guard, body=body, span=s.span)
 
     def loop(self, s, scope: Scope) -> ir.Statement:
@@ -173,8 +196,8 @@ class Statements(Reporter):
                              span=lv.span), False
         d = self.decls.get(lv.name)
         if d is None:
-            self.fail("E206", f"unknown name `{lv.name}`", lv.span,
-                      help="declare it (`state graph x: int = 0`) or bind it with `let`")
+            self.unknown_name(lv.name, lv.span,
+                              help="declare it (`state graph x: int = 0`) or bind it with `let`")
         if d.stage == ir.Stage.INPUT:
             self.fail("E301", f"`{lv.name}` is an input and cannot be written", lv.span,
                       help="copy it into a state or hint first")
@@ -192,17 +215,25 @@ class Statements(Reporter):
                 False
         want = {ir.Loc.GRAPH: 0, ir.Loc.NODE: 1, ir.Loc.EDGE: 2}[d.loc]
         if len(lv.indices) != want:
-            self.fail("E202", f"`{lv.name}` is {d.loc.value} data and takes {want} indices",
-                      lv.span)
+            self.fail("E202", f"`{lv.name}` is {d.loc.value} data and takes {want} "
+                      f"ind{'ex' if want == 1 else 'ices'}, not {len(lv.indices)}", lv.span)
         idx = []
         for x in lv.indices:
             xe, _ = self.expr(x, scope)
             if xe.dtype != ir.DType.INT:
                 self.fail("E203", "index must be an integer", x.span)
             idx.append(xe)
-        conflict = scope.in_forall and not private_write(idx, scope.index_vars)
+        varying = frozenset(k for k, (_, ax) in scope.locals.items() if ax)  # per-processor
+        conflict = scope.in_forall and not private_write(idx, scope.index_vars, scope.pins,
+                                                         self.node_count_sizes(), varying)
         return ir.Target(name=d.name, loc=d.loc, indices=idx, dtype=d.dtype, span=lv.span), \
             conflict
+
+    def node_count_sizes(self) -> frozenset[str]:
+        """The sizes equal to the node count N: `N`, and `n` when the file says `nodes n`."""
+        nodes = self.prog.nodes
+        return frozenset({"N", "n"}) if isinstance(nodes, ast.Name) and nodes.name == "n" \
+            else frozenset({"N"})
 
     def assign(self, s: ast.AssignStmt, scope: Scope) -> ir.Assign:
         if len(s.targets) != len(s.values):
@@ -241,7 +272,11 @@ class Statements(Reporter):
                     if lv.indices else ast.Name(name=lv.name, span=lv.span)
                 cur, _ = self.expr(cur_ast, scope)
                 dt = self.apply_op(ops.BINARY[s.op[0]], [cur_ast, ve], [cur, v], s.span)
-                v = ir.Binary(op=s.op[0], left=cur, right=v, dtype=dt, span=s.span)
+                if comb == "sum" and s.op in ("+=", "-="):  # fetch-and-add: sum increments
+                    v = v if s.op == "+=" else ir.Unary(op="-", operand=v, dtype=v.dtype,
+                                                        span=ve.span)
+                else:
+                    v = ir.Binary(op=s.op[0], left=cur, right=v, dtype=dt, span=s.span)
             if comb is not None and not ops.COMBINERS[comb].picks and not t.local and \
                     self.decls[t.name].clrs_type in INDEX_TYPES:
                 d = self.decls[t.name]
@@ -257,7 +292,8 @@ class Statements(Reporter):
             targets.append(t)
             values.append(self.coerce(v, t.dtype, ve.span))
         return ir.Assign(id=self.new_id(), targets=targets, values=values, combiner=comb,
-                         key=key, span=s.span)
+                         key=key, span=s.span,
+                         accumulate=comb == "sum" and s.op in ("+=", "-="))
 
     def combiner_key(self, s: ast.AssignStmt, scope: Scope) -> list[ir.Expr]:
         """`by argmin KEY` / `by argmax KEY`: the key each writer is ranked by (a tuple or one value)."""
@@ -276,25 +312,43 @@ class Statements(Reporter):
         return list(k.args) if isinstance(k, ir.Tuple) else [k]
 
 
-def _shift_of(e: ir.Expr, procs: set[str]) -> str | None:
-    """The processor variable v if `e` is v, -e', or e' +/- c with c free of processor variables.
+def _procs_in(e: ir.Expr, procs: set[str], varying: frozenset[str]) -> set[str]:
+    """The processor variables `e` may depend on: its own, and all of them when it reads a
+    processor's own `let` (`let w = v` hides v)."""
+    if any(isinstance(x, ir.VarRef) and x.local and x.name in varying for x in ir.walk_expr(e)):
+        return set(procs)
+    return ir.free_ivars(e) & procs
 
-    Such an index is injective in v once the other processor variables are fixed.
+
+def _shift_of(e: ir.Expr, procs: set[str], node_count: frozenset[str] = frozenset({"N"}),
+              varying: frozenset[str] = frozenset()) -> str | None:
+    """The processor variable v if `e` is v, -e', e' +/- c or e' ^ c with c free of processor
+    variables, or e' % M with M the node count: a rotation `(v + 1) % n` on `nodes n`.
+
+    Such an index is injective in v (over the nodes 0..N-1) once the other processor
+    variables are fixed; `node_count` names the sizes that equal N (`N`, and `n` on
+    `nodes n`).
     """
     if isinstance(e, ir.IndexVar):
         return e.name if e.name in procs else None
     if isinstance(e, ir.Unary) and e.op == "-":
-        return _shift_of(e.operand, procs)
-    if isinstance(e, ir.Binary) and e.op in ("+", "-"):
+        return _shift_of(e.operand, procs, node_count, varying)
+    if isinstance(e, ir.Binary) and e.op in ("+", "-", "^"):
         for a, c in ((e.left, e.right), (e.right, e.left)):
-            if not (ir.free_ivars(c) & procs):
-                v = _shift_of(a, procs)
+            if not _procs_in(c, procs, varying):
+                v = _shift_of(a, procs, node_count, varying)
                 if v is not None:
                     return v
+    if isinstance(e, ir.Binary) and e.op == "%" and isinstance(e.right, ir.Size) \
+            and e.right.which in node_count:
+        return _shift_of(e.left, procs, node_count, varying)
     return None
 
 
-def private_write(indices: list[ir.Expr], proc_vars: list[str]) -> bool:
+def private_write(indices: list[ir.Expr], proc_vars: list[str],
+                  pins: tuple[tuple[str, ir.Expr], ...] = (),
+                  node_count: frozenset[str] = frozenset({"N"}),
+                  varying: frozenset[str] = frozenset()) -> bool:
     """Whether each processor of a `forall` writes its own cell (no two write the same place).
 
     That holds when the index tuple is injective in the processor variables:
@@ -302,6 +356,7 @@ def private_write(indices: list[ir.Expr], proc_vars: list[str]) -> bool:
     determines v once the processor variables in c are determined; the write is
     private when every processor variable gets determined, whatever the order of
     the indices (`x[v]`, `A[v, u]`, `A[u, v]`, `A[v, v]` in `forall v`, `A[v, 0]`).
+    A guard `v == e` (`pins`) determines v once the processor variables in e are.
     """
     procs = set(proc_vars)
     known: set[str] = set()
@@ -309,9 +364,37 @@ def private_write(indices: list[ir.Expr], proc_vars: list[str]) -> bool:
     while changed:
         changed = False
         for e in indices:
-            v = _shift_of(e, procs - known)
+            v = _shift_of(e, procs - known, node_count, varying)
             if v is not None and v not in known and \
-                    (ir.free_ivars(e) & procs) - {v} <= known:
+                    _procs_in(e, procs, varying) - {v} <= known:
+                known.add(v)
+                changed = True
+        for v, e in pins:
+            if v in procs and v not in known and (ir.free_ivars(e) & procs) - {v} <= known:
                 known.add(v)
                 changed = True
     return known == procs
+
+
+def equations(cond: ir.Expr | None, proc_vars: list[str], varying: set[str] = frozenset()
+              ) -> tuple[tuple[str, ir.Expr], ...]:
+    """The equations `v + c == e` among the conjuncts of a guard, for `private_write`.
+
+    Each is (v, the equation): it fixes v once the equation's other processor
+    variables are fixed, when one side is v shifted (`v`, `v + c`, `c - v` with c
+    free of v, as in `_shift_of`) and the other free of v. Neither side may read a
+    `varying` local (a processor's own `let` may hide v: `let w = v; if v == w`).
+    """
+    if isinstance(cond, ir.Binary) and cond.op == "and":
+        return equations(cond.left, proc_vars, varying) + \
+            equations(cond.right, proc_vars, varying)
+    out: tuple[tuple[str, ir.Expr], ...] = ()
+    if not (isinstance(cond, ir.Binary) and cond.op == "==") or any(
+            isinstance(x, ir.VarRef) and x.local and x.name in varying
+            for x in ir.walk_expr(cond)):
+        return out
+    for a, b in ((cond.left, cond.right), (cond.right, cond.left)):
+        v = _shift_of(a, set(proc_vars))
+        if v is not None and v not in ir.free_ivars(b):
+            out += ((v, cond),)
+    return out
