@@ -59,9 +59,13 @@ def commit(env: Env, t: ir.Target, v, idx, mask, rank, combiner, s, keys=None) -
     shape = (env.B,) + (env.N,) * rank
     m = np.broadcast_to(mask, shape)
     val = np.broadcast_to(v, shape)
+    # Each processor writes its own cell: store directly, unless the write combines (with
+    # a round to track, an earlier or later statement's writes to the same cell combine
+    # with it: `x[v] = a by sum` then `x[u] = b by sum`).
     if t.loc != ir.Loc.GRAPH and all(i.kind == "ivar" and i.axis == a
                                      for a, i in enumerate(t.indices)) and \
-            len(t.indices) == rank:
+            len(t.indices) == rank and \
+            (combiner is None or getattr(env, "combined", None) is None):
         if getattr(s, "accumulate", False):  # private `x[v] += e by sum`: one increment
             val = arr + val
         store[t.name] = np.where(m, val, arr).astype(dt)

@@ -99,6 +99,9 @@ class Ctx:
     in_round: bool = False
     in_loop: bool = False
     agg_depth: int = 0
+    # the round's combiner per datum (one per datum and round, else E404); shared by
+    # every forall of a `round` (the same dict object), fresh for a lone forall
+    round_combs: dict | None = None
 
     def scope(self) -> Ctx:
         """A nested block: its `let`s stay inside it."""
@@ -459,7 +462,7 @@ class Gen:
         if k == "forall":
             return [self.forall(ctx)]
         if k == "round":
-            body = self.block(replace(ctx.scope(), in_round=True), 3, 1)
+            body = self.block(replace(ctx.scope(), in_round=True, round_combs={}), 3, 1)
             return [Round(body)]
         self.loops += 1
         inner = replace(ctx.scope(), in_loop=True)
@@ -528,7 +531,8 @@ class Gen:
         c = self.c
         edge = c.chance(0.35)
         vars_ = ("v", "u") if edge else ("v",)
-        inner = replace(ctx.scope(), procs=vars_, assignable={})
+        inner = replace(ctx.scope(), procs=vars_, assignable={},
+                        round_combs=ctx.round_combs if ctx.in_round else {})
         for v in vars_:
             inner = inner.bind(v, "int", node=True)
         guard = self.expr("bool", inner, 2) if c.chance(0.5) else None
@@ -558,6 +562,13 @@ class Gen:
                 out += self.par_write(ctx)
         return out
 
+    @staticmethod
+    def round_comb(ctx: Ctx, name: str, comb: str | None) -> str | None:
+        """`comb`, or the combiner this round already uses for `name`."""
+        if comb is None or ctx.round_combs is None:
+            return comb
+        return ctx.round_combs.setdefault(name, comb)
+
     def par_write(self, ctx: Ctx) -> list:
         """A write from a forall: own element, remote element, or graph datum."""
         c = self.c
@@ -572,10 +583,10 @@ class Gen:
             if d.limit is None and d.kind != "bool" and c.chance(0.25):
                 return [Assign([Target(d.name, idx)], [self.expr(d.kind, ctx, 2)],
                                op=c.choice(["+=", "-="]))]
-            comb = c.choice(COMBINERS[d.kind][:1] + (None,) * 3)
+            comb = self.round_comb(ctx, d.name, c.choice(COMBINERS[d.kind][:1] + (None,) * 3))
             return [Assign([Target(d.name, idx)], [self.value_for(d, ctx, 2)], comb=comb)]
         combs = [x for x in COMBINERS[d.kind] if not (x == "sum" and d.limit is not None)]
-        comb = c.choice(combs)
+        comb = self.round_comb(ctx, d.name, c.choice(combs))
         if d.loc == "graph":
             return [Assign([Target(d.name)], [self.value_for(d, ctx, 2)], comb=comb)]
         n_idx = 1 if d.loc == "node" else 2

@@ -5,6 +5,9 @@ state (the read snapshot), runs its statements processor by processor with
 every write appended to a buffer, and commits the buffer at its end: write
 groups in statement order, each group's writes to one place combined with the
 statement's combiner (`priority` keeps the first, i.e. the lowest processor).
+A place that an earlier group of the round already combined into (the same
+combiner: one per datum and round) combines again: min/max/sum/any/all with
+the value there, `priority` keeps the lower processor (the later group on a tie).
 It shares no code with algspec: it reads the generator's model, not the IR.
 
 Values that numpy and Python could compute differently are rejected
@@ -124,6 +127,7 @@ class Reference:
         self.state: dict = {}
         self.rs = self.state  # what reads see: the state, or a round's snapshot
         self.pending: list | None = None
+        self.proc = 0  # the running forall processor (C order over its variables)
         self.frames: list[dict] = []
         N = self.N
         for d in prog.primary_inputs:
@@ -163,6 +167,13 @@ class Reference:
         if d.loc == "node":
             return [val(i, None) for i in range(N)]
         return [[val(i, j) for j in range(N)] for i in range(N)]
+
+    def current(self, name: str, key):
+        """What the state holds at a write's place now (not the round's read snapshot)."""
+        v = self.state[name]
+        for i in key or ():
+            v = v[i]
+        return v
 
     def at(self, d: Decl, ix: tuple):
         """Datum `d` at node indices `ix` (a view is evaluated there, now)."""
@@ -375,14 +386,27 @@ class Reference:
         self.block(body, env)
         pending, self.pending, self.rs = self.pending, None, self.state
         groups: dict[tuple, list] = {}
-        for (order, pos, name, key, value, comb) in pending:
-            groups.setdefault((order, pos), []).append((name, key, value, comb))
+        for (order, pos, name, key, value, comb, proc) in pending:
+            groups.setdefault((order, pos), []).append((name, key, value, comb, proc))
+        combined: dict[tuple, int | None] = {}  # (name, key) -> winning processor (priority)
         for gk in sorted(groups):
             by_key: dict = {}
-            for name, key, value, comb in groups[gk]:
-                by_key.setdefault((name, key), []).append(value)
-            for (name, key), vals in by_key.items():
-                self.store(name, key, _combine(comb, vals))
+            for name, key, value, comb, proc in groups[gk]:
+                by_key.setdefault((name, key), []).append((proc, value))
+            comb = groups[gk][0][3]
+            for (name, key), pv in by_key.items():
+                vals = [v for _, v in pv]
+                new = _combine(comb, vals)
+                if comb is None or (name, key) not in combined:
+                    self.store(name, key, new)
+                elif comb == "priority":
+                    if pv[0][0] > combined[(name, key)]:
+                        continue  # an earlier group's lower processor keeps the place
+                    self.store(name, key, new)
+                else:
+                    self.store(name, key, _combine(comb, [self.current(name, key), new]))
+                if comb is not None:
+                    combined[(name, key)] = pv[0][0] if comb == "priority" else None
 
     def forall(self, s: Forall, env: dict) -> None:
         N = self.N
@@ -391,6 +415,7 @@ class Reference:
         else:
             procs = [(v, u) for v in range(N) for u in range(N) if self.adj[v][u]]
         for p in procs:  # lowest processor first: its writes come first in each group
+            self.proc = p[0] if len(p) == 1 else p[0] * N + p[1]  # C order, as the interpreter
             penv = env.new_child(dict(zip(s.vars, p)))
             if s.guard is not None and not self.eval(s.guard, penv):
                 continue
@@ -420,7 +445,7 @@ class Reference:
             writes.append((t.name, key, value))
         for pos, (name, key, value) in enumerate(writes):
             if self.pending is not None:
-                self.pending.append((s.order, pos, name, key, value, s.comb))
+                self.pending.append((s.order, pos, name, key, value, s.comb, self.proc))
             else:
                 self.store(name, key, value)
 
