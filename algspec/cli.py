@@ -13,11 +13,12 @@ from typing import Annotated, Any
 
 import typer
 
-from algspec.cli_args import fail
+from algspec.cli_args import OneLineErrors, check_file, check_out_folder, fail
 from algspec.cli_args import parse_params as _parse_params
 from algspec.diagnostics import AlgError, RuntimeFault, render
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  cls=OneLineErrors,
                   help="Write a neural algorithmic reasoning task once as a .alg file: lint it, "
                        "compile it into a CLRS sampler, measure its efficiency, train on it.")
 
@@ -32,11 +33,12 @@ def parse_params(items: list[str] | None) -> dict[str, Any]:
 def load_or_exit(path: Path):
     """Compile a file, or print its diagnostics and exit 1."""
     from algspec.compiled import load_source
-    if not path.is_file():
-        raise fail(f"no such file: {path}")
-    source = path.read_text()
+    check_file(path)
+    from algspec.source_file import read_source
     try:
-        return load_source(source, str(path))
+        return load_source(read_source(path), str(path))
+    except OSError as e:  # unreadable (permissions, a vanished file)
+        raise fail(f"cannot read {path}: {e.strerror or e}") from None
     except AlgError as e:
         print(render(e.diagnostics, "concise"), file=sys.stderr)
         raise typer.Exit(1) from None
@@ -67,7 +69,11 @@ def lint(
             files.append(p)
         else:
             raise fail(f"no such file or folder: {p}")
-    diags, sources = lint_files([str(f) for f in files], sample=not no_sample)
+    files = list(dict.fromkeys(files))  # a file named twice (or via its folder) is linted once
+    try:
+        diags, sources = lint_files([str(f) for f in files], sample=not no_sample)
+    except OSError as e:  # unreadable (permissions, a vanished file)
+        raise fail(f"cannot read {e.filename}: {e.strerror or e}") from None
     if diags or output_format == "json":
         print(render(diags, output_format, sources))
     if output_format != "json":
@@ -91,8 +97,8 @@ def _length_summary(alg, n: int, samples: int, seed: int, params: dict) -> dict:
 def compile(
     file: Annotated[Path, typer.Argument(help="The .alg file.")],
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
-    samples: Annotated[int, typer.Option(help="Samples per size for the lengths.")] = 32,
-    seed: Annotated[int, typer.Option(help="Seed for the sampled lengths.")] = 0,
+    samples: Annotated[int, typer.Option(help="Samples per size for the lengths.", min=1)] = 32,
+    seed: Annotated[int, typer.Option(help="Seed for the sampled lengths.", min=0)] = 0,
     param: ParamOpt = None,
 ) -> None:
     """Compile FILE: print its CLRS spec, interconnection graph, lengths and static efficiency."""
@@ -146,7 +152,7 @@ def sample(
     file: Annotated[Path, typer.Argument(help="The .alg file.")],
     length: Annotated[int, typer.Option("--length", "-n", help="Problem size n.")] = 16,
     num: Annotated[int, typer.Option("--num", "-k", help="Number of samples.")] = 100,
-    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    seed: Annotated[int, typer.Option(help="Random seed.", min=0)] = 0,
     out: Annotated[Path, typer.Option(help="Output folder.")] = Path("out/dataset"),
     overwrite: Annotated[bool, typer.Option(help="Replace an existing folder.")] = False,
     param: ParamOpt = None,
@@ -154,6 +160,9 @@ def sample(
     """Write K samples of size N as .npz with a manifest (reproducible byte for byte)."""
     if length < 1 or num < 1:
         raise fail("--length and --num must be positive")
+    check_out_folder(out)
+    if out.is_dir() and any(out.iterdir()) and not overwrite:
+        raise fail(f"{out} is not empty; pass --overwrite to replace it")
     alg = load_or_exit(file)
     params = parse_params(param)
     try:
@@ -163,11 +172,16 @@ def sample(
     from algspec.dataset import export
     try:
         path = export(alg, out, length, num, seed, params, overwrite=overwrite)
-    except FileExistsError:  # the API's message names `overwrite=True`; say the CLI flag
-        raise fail(f"{out} is not empty; pass --overwrite to replace it") from None
     except RuntimeFault as f:
         print(f.diagnostic.concise(), file=sys.stderr)
         raise typer.Exit(1) from None
+    except OSError as e:  # an unwritable or odd --out; `export` has removed what it made
+        blocker = next((p for p in out.parents if p.exists() and not p.is_dir()), None)
+        why = f"{blocker} is not a folder" if blocker else (e.strerror or str(e))
+        raise fail(f"cannot write {out}: {why}") from None
+    except MemoryError:
+        raise fail(f"out of memory sampling {num} samples at n={length}; try a smaller "
+                   "--num or --length", 1) from None
     print(f"wrote {num} samples of {alg.name} at n={length} to {path}")
 
 
@@ -202,8 +216,6 @@ def demo(
     if not files:
         raise fail("no .alg files given and none in ./algorithms")
     for f in files:
-        if not f.is_file():
-            raise fail(f"no such file: {f}")
         load_or_exit(f)
     _quickstart_summary(files)
 

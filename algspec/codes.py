@@ -33,7 +33,8 @@ _E, _W = "error", "warning"
 _ALL = [
     # ---------------------------------------------------------------- parser
     _c("E001", _E, "parser", "unexpected character",
-       "A character that no token starts with (e.g. `$`)."),
+       "A character that no token starts with (e.g. `$`), or a byte that is not UTF-8 text "
+       "(a file saved in another encoding)."),
     _c("E002", _E, "parser", "syntax error",
        "The parser expected something else here; the message lists what it expected."),
     _c("E003", _E, "parser", "empty file", "A file must start with `algorithm NAME`."),
@@ -143,6 +144,9 @@ _ALL = [
        "or write."),
     _c("L104", _W, "lint", "loop only stopped by its bound",
        "`while true` without `break`: the interpreter faults (R102) when the bound is hit."),
+    _c("L105", _W, "lint", "hints but no `record`",
+       "Hints are recorded at each `record`; without one every trajectory has 0 frames and "
+       "the static rounds T are 0."),
     _c("W201", _W, "efficiency", "node efficiency O(1/n) or worse",
        "Most processors idle in the rounds named; see docs/efficiency.md."),
     _c("W202", _W, "efficiency", "sampling outgrows a declared loop bound",

@@ -81,7 +81,10 @@ class CompiledAlgorithm:
             name = getattr(e, "input_name", None)
             if name is None:
                 raise
-            raise GeneratorFault("E105", f"{e} (at n = {n})", self.ir.decl(name).span, 0,
+            known = sorted(requests[name][1]) if name in requests else []
+            how = (f"; try a larger n or other parameters of `{name}` ({', '.join(known)}): "
+                   f"sampler(..., {name}__PARAM=...), --param {name}.PARAM=...") if known else ""
+            raise GeneratorFault("E105", f"{e} (at n = {n}{how})", self.ir.decl(name).span, 0,
                                  path=self.ir.path) from None
         self._check_drawn_shapes(drawn, n, batch_size)
         return drawn
@@ -127,11 +130,14 @@ class CompiledAlgorithm:
         for d in self.generated_inputs + given_views:
             if d.name in inputs and d.loc != ir.Loc.GRAPH:
                 shape = np.shape(inputs[d.name])
-                if len(shape) <= lead:  # a scalar for node/edge data: say so, not IndexError
-                    raise ValueError(f"input `{d.name}` is {d.loc.value} data and needs an "
-                                     f"array with one entry per node, got shape {shape}")
+                rank = ir.rank(d.loc)
+                if len(shape) != lead + rank:  # say which input, not IndexError or a bad n
+                    want = "one entry per node" if rank == 1 else "an n x n array"
+                    raise ValueError(f"input `{d.name}` is {d.loc.value} data and needs "
+                                     f"{want}{' per sample' if lead else ''}, got shape {shape}")
                 return int(shape[lead])
-        raise ValueError(f"{self.name}: cannot infer n from inputs {sorted(inputs)}")
+        raise ValueError(f"{self.name}: cannot infer n from inputs {sorted(inputs)} (no node or "
+                         "edge data among them); pass the problem size, e.g. n=4")
 
     def trace(self, n: int | None = None, **inputs: Any) -> tuple[Any, dict]:
         """Run one sample given its primary inputs; return `(output, probes)` like dm-clrs.
@@ -145,13 +151,33 @@ class CompiledAlgorithm:
         missing = set(self.primary_inputs) - set(inputs) - ir.unread_inputs(self.ir, set(inputs))
         extra = set(inputs) - set(self.primary_inputs) - views
         if missing or extra:
-            raise TypeError(f"{self.name}.trace takes inputs {self.primary_inputs}; "
+            also = (f" (or, in place of the draws they read, the derived inputs "
+                    f"{sorted(views)})") if views else ""
+            raise TypeError(f"{self.name}.trace takes inputs {self.primary_inputs}{also}; "
                             f"missing {sorted(missing)}, unexpected {sorted(extra)}")
+        arrays = {k: self._class_indices(k, _as_float_array(k, v)) for k, v in inputs.items()}
         if n is None:
-            n = self._infer_n(inputs, batched=False)
-        batch = {k: np.asarray(v, dtype=np.float64)[None] for k, v in inputs.items()}
+            n = self._infer_n(arrays, batched=False)
+        elif isinstance(n, bool) or not isinstance(n, (int, np.integer, float, np.floating)) \
+                or not float(n).is_integer():
+            raise ValueError(f"{self.name}.trace: n must be an integer problem size, got {n!r}")
+        batch = {k: v[None] for k, v in arrays.items()}
+        n = int(n)
         traj = self.run(batch, n, dtype=np.float64, batch_size=1)
         return self._output_value(traj), to_probes(traj)
+
+    def _class_indices(self, name: str, x: np.ndarray) -> np.ndarray:
+        """A categorical input given one-hot, as the Feedback holds it, as its class indices."""
+        d = self.ir.decl(name)
+        if d.clrs_type != "categorical" or x.ndim != ir.rank(d.loc) + 1:
+            return x
+        k = x.shape[-1]
+        if (d.categories is not None and k > d.categories) or \
+                not (np.isin(x, (0.0, 1.0)).all() and (x.sum(axis=-1) == 1).all()):
+            raise ValueError(f"input `{name}` is categorical: give class indices (one per "
+                             f"{d.loc.value}) or one-hot rows, got shape {x.shape} that is "
+                             "not one-hot")
+        return np.argmax(x, axis=-1).astype(np.float64)
 
     def _output_value(self, traj: Trajectories) -> Any:
         outs = {}
@@ -187,6 +213,15 @@ class GeneratorFault(RuntimeFault, ValueError):
         self.args = (self.diagnostic.concise(),)
 
 
+def _as_float_array(name: str, value: Any) -> np.ndarray:
+    """One input as float64, or a ValueError that names it (ragged lists, strings, None)."""
+    try:
+        x = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"input `{name}` is not an array of numbers: {e}") from None
+    return x
+
+
 def to_probes(traj: Trajectories) -> dict:
     """Single-sample trajectories as dm-clrs's finalized `ProbesDict`."""
     probes: dict = {s: {loc: {} for loc in ("node", "edge", "graph")}
@@ -219,5 +254,5 @@ def load_source(source: str, path: str = "<string>") -> CompiledAlgorithm:
 
 def load(path: str | Path) -> CompiledAlgorithm:
     """Compile a `.alg` file."""
-    p = Path(path)
-    return load_source(p.read_text(), str(path))
+    from algspec.source_file import read_source
+    return load_source(read_source(path), str(path))

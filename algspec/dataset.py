@@ -208,6 +208,9 @@ def export(
         raise FileExistsError(f"{out} exists and is not a directory")
     if out.is_dir() and any(out.iterdir()) and not overwrite:
         raise FileExistsError(f"{out} is not empty (pass overwrite=True to replace it)")
+    real = Path(os.path.abspath(out))  # `.`, `a/..`: name the folder itself
+    if real == Path.cwd() or real in Path.cwd().parents:
+        raise FileExistsError(f"{out} is the working folder or holds it; name a new folder")
     params = dict(params or {})
     generators = _generators(alg, params)  # fails early on unknown parameters
     traj = sample_dataset(alg, length, num_samples, int(seed), params, chunk_size)
@@ -217,8 +220,13 @@ def export(
         for name, arr in getattr(traj, group).items():
             arrays[f"{group}/{name}"] = np.asarray(arr)
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
+    made = [d for d in (real.parent, *real.parent.parents) if not d.exists()]
+    try:  # missing parents are created, and removed again if anything fails
+        real.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent))
+    except BaseException:
+        _remove_empty(made)
+        raise
     try:
         _write_npz(tmp / SAMPLES_FILE, arrays)
         from algspec import __version__
@@ -247,17 +255,32 @@ def export(
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o777 & ~umask)
-        if out.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
-            os.replace(out, old / "d")
-            os.replace(tmp, out)
-            shutil.rmtree(old, ignore_errors=True)
+        if real.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{real.name}.", suffix=".old", dir=real.parent))
+            try:
+                os.replace(real, old / "d")
+                try:
+                    os.replace(tmp, real)
+                except BaseException:
+                    os.replace(old / "d", real)  # put the previous dataset back
+                    raise
+            finally:
+                if not (old / "d").exists() or real.exists():  # never drop the only copy
+                    shutil.rmtree(old, ignore_errors=True)
         else:
-            os.replace(tmp, out)
+            os.replace(tmp, real)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
+        _remove_empty(made)
         raise
     return out
+
+
+def _remove_empty(dirs: list[Path]) -> None:
+    """Remove the folders a failed export created (deepest first), if still empty."""
+    for d in dirs:
+        with suppress(OSError):
+            d.rmdir()
 
 
 def load_dataset(path: str | os.PathLike[str], verify: bool = True) -> tuple[dict, Any]:

@@ -75,6 +75,11 @@ def ir_rules(prog: ir.Program) -> list[Diagnostic]:
         if isinstance(s, ir.While) and isinstance(s.cond, ir.Const) and s.cond.value is True \
                 and not _has_break(s.body):
             warn("L104", "`while true` without a `break`: only its bound stops it", s.span)
+    hints = [d for d in prog.decls if d.stage == ir.Stage.HINT]
+    if hints and not any(isinstance(s, ir.Record) for s, _ in ir.walk_statements(prog.body)):
+        warn("L105", f"hint `{hints[0].name}` is never recorded: the program has no `record`, "
+             "so every trajectory has 0 frames", hints[0].span,
+             help="add `record` where a frame ends (e.g. at the start and after each round)")
     return out
 
 
@@ -113,10 +118,20 @@ def lint_files(paths: list[str], sample: bool = True,
     import os
 
     from algspec import lint_cache
-    sources = {p: Path(p).read_text() for p in paths}
+    from algspec.source_file import read_source
+    sources: dict[str, str] = {}
     found: dict[str, list[Diagnostic]] = {}
+    for p in paths:
+        try:
+            sources[p] = read_source(p)
+        except AlgError as e:  # not UTF-8: its E001 is the file's one finding
+            found[p] = e.diagnostics
+            text = Path(p).read_bytes().decode("utf-8", "replace")  # for `full`
+            sources[p] = text.replace("\r\n", "\n").replace("\r", "\n")
     misses: list[str] = []
     for p in paths:
+        if p in found:
+            continue
         hit = lint_cache.get(lint_cache.key(sources[p], p, sample))
         if hit is None:
             misses.append(p)
@@ -195,4 +210,9 @@ def _lint_source(source: str, path: str, sample: bool) -> list[Diagnostic]:
 
 
 def lint_path(path: Path, sample: bool = True) -> list[Diagnostic]:
-    return lint_source(path.read_text(), str(path), sample)
+    from algspec.source_file import read_source
+    try:
+        source = read_source(path)
+    except AlgError as e:
+        return e.diagnostics
+    return lint_source(source, str(path), sample)

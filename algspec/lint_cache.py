@@ -56,7 +56,7 @@ def _includes(source: str, path: str, h, seen: set[str]) -> None:
         seen.add(p)
         try:
             text = Path(p).read_text()
-        except OSError:
+        except (OSError, UnicodeDecodeError):  # linted as E704 at the include
             h.update(f"missing {p}\n".encode())
             continue
         h.update(f"include {p}\n".encode() + text.encode() + b"\0")

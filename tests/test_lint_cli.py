@@ -35,6 +35,9 @@ FINDINGS = {
     "l104": (HEAD + "hint node a: scalar\nstate graph x: int = 0\nrecord\n"
              "while true bound n {\n    forall v { a[v] = key[v] + float(x) }\n    x += 1\n"
              "    record\n}\n", "L104", 8, 1, "`while true` without a `break`"),
+    "l105": (HEAD + "hint node a: scalar\noutput node o: scalar\n"
+             "forall v { a[v] = key[v] }\nforall v { o[v] = a[v] }\n", "L105", 5, 1,
+             "hint `a` is never recorded"),
 }
 
 runner = CliRunner()

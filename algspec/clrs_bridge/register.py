@@ -114,8 +114,11 @@ def register(alg: Any, name: str | None = None, replace: bool = False) -> str:
     algorithm) updates the registration.  Taking over one of dm-clrs's own
     algorithms needs `replace=True`; `unregister` gives it back.  Returns the name.
     """
+    if not (hasattr(alg, "spec") and hasattr(alg, "name") and hasattr(alg, "sample")):
+        raise TypeError(f"register takes a compiled algorithm, e.g. "
+                        f"algspec.register(algspec.load('file.alg')), not {alg!r}")
     name = name or alg.name
-    if not name.isidentifier():
+    if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"cannot register '{name}': not a Python identifier")
     if name in CLRS_ALGORITHMS and name not in _REGISTERED:
         if not replace:

@@ -57,6 +57,25 @@ def compiled_of(algorithm: Any) -> Any:
     )
 
 
+def _count(what: str, value: Any, least: int) -> int:
+    """`value` as an int >= `least`; a bool, a fraction or a string is a clear ValueError."""
+    ok = isinstance(value, (int, np.integer)) or (
+        isinstance(value, (float, np.floating)) and float(value).is_integer())
+    if not ok or isinstance(value, bool) or int(value) < least:
+        raise ValueError(f"{what} must be an integer >= {least}, got {value!r}")
+    return int(value)
+
+
+def _check_seed(seed: Any) -> None:
+    """A seed numpy's `SeedSequence` takes (None, an int >= 0 or a list of them), said plainly."""
+    try:
+        if isinstance(seed, (bool, float, str)):
+            raise TypeError
+        np.random.SeedSequence(seed)
+    except (TypeError, ValueError):
+        raise ValueError(f"seed must be None or an integer >= 0, got {seed!r}") from None
+
+
 def _take(traj: TrajectoriesLike, idx: np.ndarray) -> TrajectoriesLike:
     return replace_fields(
         traj,
@@ -101,8 +120,11 @@ class AlgspecSampler(clrs.Sampler):
             length = args[0]
         if length is None:
             raise TypeError("AlgspecSampler needs the problem size `length`")
-        if num_samples == 0 or num_samples < -1:
+        length = _count("length", length, 1)
+        num_samples = _count("num_samples", num_samples, -1)
+        if num_samples == 0:
             raise ValueError(f"num_samples must be positive or -1, got {num_samples}")
+        _check_seed(seed)
         if chunk_size < 1:
             raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
         alg_spec = {k: tuple(v) for k, v in alg.spec.items()}
@@ -191,6 +213,8 @@ class AlgspecSampler(clrs.Sampler):
     # ------------------------------------------------------------------ next
     def next(self, batch_size: int | None = None) -> Any:
         """A `clrs.Feedback` batch: see the class docstring."""
+        if batch_size is not None:
+            batch_size = _count("batch_size", batch_size, 0)
         if not batch_size:
             if self._data is None:
                 raise ValueError("batch_size is required when sampling on the fly")

@@ -74,8 +74,8 @@ class Term:
             if m is None:
                 raise ValueError("this class depends on m: pass m=...")
             out *= float(m) ** float(self.m)
-        if self.log:
-            out *= math.log2(n) ** float(self.log)
+        if self.log:  # log n counts at least 1, so classes stay positive at n = 1
+            out *= max(math.log2(n), 1.0) ** float(self.log)
         return out
 
     def gcd(self, o: Term) -> Term:
@@ -223,7 +223,15 @@ class Asymptotic:
 
     # ------------------------------------------------------------ values
     def evaluate(self, n: float, m: float | None = None) -> float:
-        """The class's value at (n, m), constants dropped and log base 2."""
+        """The class's value at (n, m), constants dropped, log base 2 and at least 1.
+
+        n and m are sizes, so each must be a number >= 1 (else a ValueError that says
+        so, never a ZeroDivisionError); `log n` is max(log2 n, 1), as a round count
+        is, so capacities stay positive and shares finite at n = 1.
+        """
+        _check_size("n", n)
+        if m is not None:
+            _check_size("m", m)
         num = sum(t.value(n, m) for t in self.num)
         den = sum(t.value(n, m) for t in self.den)
         return num / den
@@ -253,6 +261,12 @@ class Asymptotic:
 
     def to_json(self) -> str:
         return str(self)
+
+
+def _check_size(what: str, x: object) -> None:
+    ok = isinstance(x, (int, float, Fraction)) or hasattr(x, "__float__")
+    if isinstance(x, bool) or not ok or not math.isfinite(float(x)) or float(x) < 1:
+        raise ValueError(f"evaluate needs {what} >= 1 (a size), got {x!r}")
 
 
 def _lift(x: Asymptotic | Number) -> Asymptotic:

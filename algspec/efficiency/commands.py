@@ -49,7 +49,7 @@ def efficiency_command(
     sizes: Annotated[str, typer.Option(
         help="Comma-separated problem sizes n to sample at.")] = "8,16,32,64",
     samples: Annotated[int, typer.Option(help="Samples per size.")] = 8,
-    seed: Annotated[int, typer.Option(help="Random seed of the inputs.")] = 0,
+    seed: Annotated[int, typer.Option(help="Random seed of the inputs.", min=0)] = 0,
     plot: Annotated[Path | None, typer.Option(
         help="Write a PNG: active nodes/edges per round of one sample, and growth curves.")
     ] = None,
@@ -76,9 +76,14 @@ def efficiency_command(
         raise _fail(f"--samples must be at least 1, got {samples}")
     if not files:
         raise _fail("no .alg files given")
+    files = list(dict.fromkeys(files))  # a file named twice is analysed once
     for f in files:
+        if f.is_dir():
+            raise _fail(f"{f} is a folder, not a .alg file")
         if not f.is_file():
             raise _fail(f"{f}: no such file")
+    if plot is not None:
+        check_plot_path(plot, static_only)
     from algspec.diagnostics import AlgError, RuntimeFault
     try:
         _run(files, size_list, samples, seed, plot, as_json, table, static_only, params,
@@ -91,6 +96,30 @@ def efficiency_command(
         raise typer.Exit(1) from None
     except ValueError as e:  # a generator parameter the file's generators reject
         raise _fail(str(e)) from None
+    except OSError as e:  # writing --plot failed after the checks (the save left no file)
+        raise _fail(f"cannot write {plot}: {e.strerror or e}") from None
+
+
+def check_plot_path(plot: Path, static_only: bool = False) -> None:
+    """Reject a `--plot` path that cannot be written before any sampling (one-line error)."""
+    import os
+
+    if static_only:
+        raise _fail("--plot draws measured activity; it cannot be combined with --static")
+    if plot.is_dir():
+        raise _fail(f"--plot {plot} is a folder; name an image file, e.g. {plot / 'plot.png'}")
+    folder = plot.parent
+    if not folder.is_dir():
+        raise _fail(f"--plot {plot}: folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise _fail(f"--plot {plot}: cannot write in {folder}")
+    fmt = plot.suffix[1:].lower()
+    if fmt:
+        from matplotlib.backend_bases import FigureCanvasBase
+        known = FigureCanvasBase.get_supported_filetypes()
+        if fmt not in known:
+            raise _fail(f"--plot {plot}: unknown image format .{fmt}; use one of "
+                        + ", ".join(f".{k}" for k in sorted(known)))
 
 
 def _run(files: list[Path], sizes: list[int], samples: int, seed: int, plot: Path | None,
@@ -101,11 +130,16 @@ def _run(files: list[Path], sizes: list[int], samples: int, seed: int, plot: Pat
     from algspec.efficiency.measured import measure
     from algspec.efficiency.static import analyse
 
-    algs = [algspec.load(f) for f in files]
+    try:
+        algs = [algspec.load(f) for f in files]
+    except OSError as e:  # unreadable: a usage error, not a failed --plot write
+        raise ValueError(f"cannot read {e.filename}: {e.strerror or e}") from None
     statics = [analyse(a.ir) for a in algs]
     if static_only:
-        if as_json:
-            print(json.dumps({a.name: s.as_dict() for a, s in zip(algs, statics)}, indent=2))
+        if as_json:  # keyed by algorithm name; by path where two files share a name
+            names = [a.name for a in algs]
+            print(json.dumps({(a.name if names.count(a.name) == 1 else str(f)): s.as_dict()
+                              for f, a, s in zip(files, algs, statics)}, indent=2))
         elif table:
             print(report.static_markdown_table(statics))
         else:
@@ -142,4 +176,4 @@ def register(app: typer.Typer) -> None:
     app.command("efficiency")(efficiency_command)
 
 
-__all__ = ["efficiency_command", "parse_sizes", "print_static", "register"]
+__all__ = ["check_plot_path", "efficiency_command", "parse_sizes", "print_static", "register"]

@@ -15,8 +15,8 @@ from typing import Annotated, Any
 
 import typer
 
+from algspec.cli_args import check_out_folder, parse_params
 from algspec.cli_args import fail as _fail
-from algspec.cli_args import parse_params
 from algspec.training.config import PAPER_TRAIN_SIZES, TrainConfig
 
 
@@ -33,6 +33,17 @@ def _sizes(text: str) -> tuple[int, ...]:
 def _params(items: list[str] | None) -> dict[str, Any]:
     try:
         return parse_params(items)
+    except ValueError as e:
+        raise _fail(str(e)) from None
+
+
+def _check_alg(path: Path, params: dict[str, Any]) -> None:
+    """A `.alg` file's diagnostics (exit 1) and bad `--param`s (exit 2) before JAX starts
+    and before the run folder exists."""
+    from algspec.cli import load_or_exit
+    alg = load_or_exit(path)
+    try:
+        alg.generator_params(**params)
     except ValueError as e:
         raise _fail(str(e)) from None
 
@@ -55,7 +66,8 @@ def train_command(
         help="Fixed training set per size (samples).")] = 1000,
     val_samples: Annotated[int, typer.Option(help="Validation samples.")] = 128,
     test_samples: Annotated[int, typer.Option(help="Test samples.")] = 128,
-    seed: Annotated[int, typer.Option(help="Seed of data, initialisation and training.")] = 42,
+    seed: Annotated[int, typer.Option(help="Seed of data, initialisation and training.",
+                                      min=0)] = 42,
     eval_every: Annotated[int, typer.Option(help="Validate every N steps.")] = 50,
     learning_rate: Annotated[float, typer.Option("--learning-rate", "--lr")] = 1e-3,
     out: Annotated[Path | None, typer.Option(
@@ -78,6 +90,9 @@ def train_command(
     if out is None:
         stem = Path(algorithm).stem if algorithm.endswith(".alg") else algorithm
         out = Path("runs") / f"{stem}_{processor}_h{hidden}_s{seed}"
+    check_out_folder(out)
+    if algorithm.endswith(".alg") or Path(algorithm).is_file():
+        _check_alg(Path(algorithm), config.generator_params)
 
     from algspec.training.data import SourceError
     from algspec.training.trainer import train
@@ -94,9 +109,9 @@ def train_command(
 def eval_command(
     run_dir: Annotated[Path, typer.Argument(help="A run folder written by `algspec train`.")],
     test_size: Annotated[int | None, typer.Option(
-        help="Test size [default: the run's].")] = None,
+        help="Test size [default: the run's].", min=1)] = None,
     test_samples: Annotated[int | None, typer.Option(
-        help="Test samples [default: the run's].")] = None,
+        help="Test samples [default: the run's].", min=1)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Re-test a trained run's best parameters at any size."""
@@ -126,7 +141,7 @@ def experiment_command(
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
     jobs: Annotated[int, typer.Option(
         "--jobs", "-j", help="Runs side by side, each in its own process with its own share "
-        "of GPU memory (with --launcher ray: the most in flight).")] = 1,
+        "of GPU memory (with --launcher ray: the most in flight).", min=1)] = 1,
     launcher: Annotated[str, typer.Option(
         help="local (this machine) or ray (a Ray cluster: --address, else a local one).")
     ] = "local",
@@ -134,9 +149,10 @@ def experiment_command(
         help="Ray cluster address (e.g. auto, ray://head:10001) [default: start a local one].")
     ] = None,
     retries: Annotated[int, typer.Option(
-        help="Retries of a run whose worker died (a run that raises is not retried).")] = 1,
+        help="Retries of a run whose worker died (a run that raises is not retried).",
+        min=0)] = 1,
     gpus_per_run: Annotated[float, typer.Option(
-        help="GPUs each Ray task asks for (0.25: four runs per GPU).")] = 0.0,
+        help="GPUs each Ray task asks for (0.25: four runs per GPU).", min=0.0)] = 0.0,
     only: Annotated[list[str] | None, typer.Option(
         help="Train only the runs whose folder name matches this shell pattern "
         "(repeatable), e.g. 'frame0_mask_gat_*'.")] = None,

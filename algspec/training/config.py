@@ -105,6 +105,10 @@ class TrainConfig:
             raise ValueError("train_sizes must be a non-empty list of positive sizes")
         if self.batch_size > self.train_samples:
             raise ValueError("batch_size must not exceed train_samples")
+        if int(self.seed) < 0:  # numpy's and JAX's seeds are unsigned
+            raise ValueError(f"seed must be at least 0, got {self.seed}")
+        if not 0 < float(self.learning_rate) < float("inf"):  # also rejects NaN
+            raise ValueError(f"learning_rate must be a positive number, got {self.learning_rate}")
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)

@@ -154,8 +154,14 @@ def load_grid(path: str | Path) -> Grid:
         raw = yaml.safe_load(path.read_text())
     except OSError as exc:
         raise GridError(f"{path}: {exc.strerror or exc}") from exc
-    except yaml.YAMLError as exc:
-        raise GridError(f"{path}: not valid YAML ({exc})") from exc
+    except UnicodeDecodeError as exc:
+        raise GridError(f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
+                        f"{exc.start})") from exc
+    except yaml.YAMLError as exc:  # one line: where, and what (PyYAML's text spans lines)
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
+        what = " ".join(str(getattr(exc, "problem", None) or exc).split())
+        raise GridError(f"{where}: not valid YAML: {what}") from exc
     if not isinstance(raw, dict):
         raise GridError(f"{path}: expected a mapping at the top level")
     known = {"name", "tasks", "processors", "hidden", "seeds", "train", "variants",

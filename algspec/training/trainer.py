@@ -153,12 +153,12 @@ def train(config: TrainConfig, out_dir: str | Path, *, progress: bool = True) ->
     from algspec.training.plots import plot_run
 
     out = Path(out_dir)
+    source = _source_for(config)  # first: a bad source leaves no run folder behind
     out.mkdir(parents=True, exist_ok=True)
     for stale in (RESULT, CHECKPOINT):  # a rerun must not leave an old "done" marker
         (out / stale).unlink(missing_ok=True)
     write_json_atomic(out / "config.json", config.to_dict())
 
-    source = _source_for(config)
     pred_as_input = use_pred_as_input(source, config.pred_as_input)
     sizes = list(config.train_sizes)
     streams = [
@@ -302,9 +302,14 @@ def load_checkpoint(run_dir: str | Path) -> dict[str, Any]:
     if not path.is_file():
         raise FileNotFoundError(f"{run_dir}: no {CHECKPOINT} (is this a finished run folder?)")
     with open(path, "rb") as f:
-        ckpt = pickle.load(f)
-    if ckpt.get("format") != CHECKPOINT_FORMAT:
-        raise ValueError(f"{path}: unknown checkpoint format {ckpt.get('format')!r}")
+        try:
+            ckpt = pickle.load(f)
+        except Exception as e:  # noqa: BLE001 - truncated or foreign bytes: the user's file
+            raise ValueError(f"{path}: not a checkpoint written by `algspec train` "
+                             f"({type(e).__name__}: {e})") from None
+    if not isinstance(ckpt, dict) or ckpt.get("format") != CHECKPOINT_FORMAT:
+        found = ckpt.get("format") if isinstance(ckpt, dict) else type(ckpt).__name__
+        raise ValueError(f"{path}: unknown checkpoint format {found!r}")
     return ckpt
 
 

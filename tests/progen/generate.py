@@ -581,17 +581,24 @@ class Gen:
         if own and c.chance(0.6):
             idx = tuple(Var(v) for v in p)
             if d.limit is None and d.kind != "bool" and c.chance(0.25):
+                comb = self.round_comb(ctx, d.name, "sum") \
+                    if d.kind == "int" and c.chance(0.5) else None
                 return [Assign([Target(d.name, idx)], [self.expr(d.kind, ctx, 2)],
-                               op=c.choice(["+=", "-="]))]
+                               op=c.choice(["+=", "-="]), comb=comb if comb == "sum" else None)]
             comb = self.round_comb(ctx, d.name, c.choice(COMBINERS[d.kind][:1] + (None,) * 3))
             return [Assign([Target(d.name, idx)], [self.value_for(d, ctx, 2)], comb=comb)]
         combs = [x for x in COMBINERS[d.kind] if not (x == "sum" and d.limit is not None)]
         comb = self.round_comb(ctx, d.name, c.choice(combs))
+        # `x += e by sum` (fetch-and-add: x plus every writer's e, once), on int data so
+        # that the order of the additions cannot matter
+        op = c.choice(["+=", "-="]) if comb == "sum" and d.kind == "int" and c.chance(0.6) \
+            else "="
+        value = self.expr(d.kind, ctx, 2) if op != "=" else self.value_for(d, ctx, 2)
         if d.loc == "graph":
-            return [Assign([Target(d.name)], [self.value_for(d, ctx, 2)], comb=comb)]
+            return [Assign([Target(d.name)], [value], op=op, comb=comb)]
         n_idx = 1 if d.loc == "node" else 2
         idx = tuple(self.node_index(ctx, 2) for _ in range(n_idx))
-        return [Assign([Target(d.name, idx)], [self.value_for(d, ctx, 2)], comb=comb)]
+        return [Assign([Target(d.name, idx)], [value], op=op, comb=comb)]
 
     # -------------------------------------------------------------- program
     def program(self) -> Program:

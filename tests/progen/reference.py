@@ -396,6 +396,11 @@ class Reference:
             comb = groups[gk][0][3]
             for (name, key), pv in by_key.items():
                 vals = [v for _, v in pv]
+                if comb == "+sum":  # x += e by sum: x (whatever the round left) + every e
+                    self.store(name, key, _cast(self.decls[name], _check(
+                        self.current(name, key) + _combine("sum", vals))))
+                    combined[(name, key)] = None
+                    continue
                 new = _combine(comb, vals)
                 if comb is None or (name, key) not in combined:
                     self.store(name, key, new)
@@ -437,7 +442,10 @@ class Reference:
                 value = self.whole(d, ve)
             else:
                 value = self.eval(ve, env)
-                if s.op != "=":
+                if s.op != "=" and s.comb == "sum" and self.pending is not None:
+                    # fetch-and-add: the increment only; the round adds them to x once
+                    value = _check(value if s.op == "+=" else -value)
+                elif s.op != "=":
                     cur = self.at(d, key or ())
                     value = _check({"+=": cur + value, "-=": cur - value,
                                     "*=": cur * value}[s.op])
@@ -445,7 +453,8 @@ class Reference:
             writes.append((t.name, key, value))
         for pos, (name, key, value) in enumerate(writes):
             if self.pending is not None:
-                self.pending.append((s.order, pos, name, key, value, s.comb, self.proc))
+                comb = "+sum" if s.op != "=" and s.comb == "sum" else s.comb
+                self.pending.append((s.order, pos, name, key, value, comb, self.proc))
             else:
                 self.store(name, key, value)
 
