@@ -19,6 +19,10 @@ The static analysis multiplies that share by the processors and by the loop
 bounds around the statement, so geometric series come out as the textbook
 classes (tree reduction: work n, eta 1/log n).
 
+The same run counts each loop's trips per execution against its declared bound
+(site (loop id, "trips")): a loop whose data-independent range or condition stops
+it early (a pass over a prefix that doubles each phase) gets its real trip count.
+
 Anything the skeleton cannot evaluate (a guard reading node data, an input
 graph's edges) is left to the worst-case rules of `algspec.efficiency.static`.
 """
@@ -241,6 +245,7 @@ class _Skeleton:
                 ks = [None] * max(bound, 0)
         else:
             ks = [None] * max(bound, 0)
+        trips = 0
         for k in ks:
             if isinstance(s, ir.While) and not self.tainted(s.cond):
                 try:
@@ -253,10 +258,15 @@ class _Skeleton:
                     self.env.pop(var, None)
                 else:
                     self.env[var] = k
+            trips += 1
             try:
                 self.block(s.body, certain)
             except _Break:
                 break
+        if bound > 0 and not isinstance(s, ir.ForNodes):
+            # Trips per execution against the bound: a pass over a doubling prefix
+            # (`for j in 0 .. len bound n`, len = 1, 2, 4, ...) runs 2n trips in all, not n log n.
+            self._count((s.id, "trips"), float(trips), float(bound))
 
     # ------------------------------------------------------------ processors
     def forall(self, s: ir.Forall, env: dict) -> None:
@@ -406,10 +416,29 @@ def has_sites(prog: ir.Program, tainted: Callable[[ir.Expr], bool]) -> bool:
     for s, parents in ir.walk_statements(prog.body):
         if isinstance(s, ir.Forall) and s.guard is not None and not tainted(s.guard):
             return True
+        if _ends_on_state(s, tainted):
+            return True
         if isinstance(s, ir.If) and any(isinstance(p, ir.Forall) for p in parents) \
                 and not tainted(s.cond):
             return True
     return False
+
+
+
+def _ends_on_state(s: ir.Statement, tainted: Callable[[ir.Expr], bool]) -> bool:
+    """A loop whose data-independent range ends or condition read graph state or locals.
+
+    Such a loop may stop before its declared bound on every input (its trips are
+    worth counting); a range over sizes only (`0 .. n`) runs exactly its bound.
+    """
+    if isinstance(s, ir.ForRange):
+        ends = [s.start, s.stop]
+    elif isinstance(s, ir.While):
+        ends = [s.cond]
+    else:
+        return False
+    return not any(tainted(e) for e in ends) and any(
+        isinstance(x, ir.VarRef) for e in ends for x in ir.walk_expr(e))
 
 
 __all__ = ["SIZES", "Selections", "fit_share", "has_sites", "measure_selections"]

@@ -11,8 +11,10 @@ The rules are documented in docs/efficiency.md ("Counting rules"); in brief:
 
 * A round is one `record`: T counts `Record` executions. Sequences add, loops
   multiply by their bound (`ForRange.bound`, `While.bound`, N for
-  `ForNodes`), branches add (sum ~ max), and a record on a path that ends in
-  `break` counts once per execution of its loop, not once per iteration.
+  `ForNodes`; times the share of it a loop on data-independent graph state
+  runs, counted by `algspec.efficiency.selection`), branches add (sum ~ max),
+  and a record on a path that ends in `break` counts once per execution of its
+  loop, not once per iteration.
 * Activity between two records belongs to the later round; activity before
   the first record belongs to round 1 and after the last record to round T,
   so the totals simply sum every statement's activity.
@@ -35,7 +37,9 @@ The rules are documented in docs/efficiency.md ("Counting rules"); in brief:
   bound index variable) per evaluation; in a processor, every aggregation
   element the filter (or body) reads data of: every evaluated comparison,
   any/all included; one per processor writing to another node's or edge's
-  data; the selected processors of an edge forall.
+  data; the selected processors of an edge forall. A guard
+  conjunct that is the graph's own edge test (`adj[v, u]`, or `A[v, u] != 0`
+  under `adj = adjacency(A)`) selects every edge.
 * Shares are bounded by construction: one statement touches at most N nodes
   and |E| edges per round and every round at least one node, so
   0 < eta <= 1 and 0 < epsilon <= 1; classes simplify under n <= m <= n^2.
@@ -382,21 +386,83 @@ def normal_forall(s: ir.Forall, taint: Taint) -> tuple[ir.Forall, tuple[int, str
     return s, (s.id, "guard")
 
 
-def _without_graph_mask(e: ir.Expr | None, vars: list[str], graph: ir.Graph
-                       ) -> ir.Expr | None:
-    """A guard less its conjuncts `adj[v, u]` that test the interconnection graph itself.
+def _ivar_names(indices: list[ir.Expr]) -> list[str | None]:
+    return [x.name if isinstance(x, ir.IndexVar) else None for x in indices]
+
+
+def _edge_test(e: ir.Expr) -> ir.Read | None:
+    """The edge read `X[a, b]` that `e` tests for an edge: `X[a, b] != 0` or a bool `X[a, b]`."""
+    if isinstance(e, ir.Read) and e.loc == ir.Loc.EDGE and e.dtype == ir.DType.BOOL:
+        return e
+    if isinstance(e, ir.Binary) and e.op == "!=":
+        for a, b in ((e.left, e.right), (e.right, e.left)):
+            c = _const_value(b)
+            if isinstance(a, ir.Read) and a.loc == ir.Loc.EDGE and c is not None and c == 0:
+                return a
+    return None
+
+
+def graph_edge_tests(prog: ir.Program) -> frozenset[tuple[str, bool]]:
+    """The tests `X[i, j] != 0` (name, transposed) whose union, with self-loops, is the graph.
+
+    An input graph's mask is usually `adjacency(A)` (`A[i, j] != 0 or i == j`), or
+    DCSC's `adjacency(A) or adjacency(transpose(A))`; a guard `A[v, u] != 0` on an
+    edge forall then keeps every edge but the n self-loops, a constant share of |E|.
+    A mask that is anything else (a conjunction, a threshold) gives no tests.
+    """
+    if prog.graph.kind != "input":
+        return frozenset()
+    decl = next((d for d in prog.decls if d.name == prog.graph.mask_name), None)
+    out: set[tuple[str, bool]] = set()
+
+    def leaves(e: ir.Expr) -> bool:
+        if isinstance(e, ir.Binary) and e.op == "or":
+            return leaves(e.left) and leaves(e.right)
+        if isinstance(e, ir.Binary) and e.op == "==" and \
+                sorted(_ivar_names([e.left, e.right]), key=str) == ["@i", "@j"]:
+            return True  # the self-loops adjacency() adds
+        r = _edge_test(e)
+        names = _ivar_names(r.indices) if r is not None else []
+        if names in (["@i", "@j"], ["@j", "@i"]):
+            out.add((r.name, names[0] == "@j"))
+            return True
+        return False
+
+    if decl is None or decl.derived is None or not leaves(decl.derived):
+        return frozenset()
+    return frozenset(out)
+
+
+def _is_graph_test(e: ir.Expr, vars: list[str], graph: ir.Graph,
+                   tests: frozenset[tuple[str, bool]]) -> bool:
+    """Whether `e` tests edge processor (vars[0], vars[1]) for being a graph edge."""
+    if isinstance(e, ir.Read) and e.name == graph.mask_name and \
+            _ivar_names(e.indices) == list(vars):
+        return True
+    r = _edge_test(e)
+    if r is None:
+        return False
+    names = _ivar_names(r.indices)
+    return names == list(vars) and (r.name, False) in tests or \
+        names == list(vars)[::-1] and (r.name, True) in tests
+
+
+def _without_graph_mask(e: ir.Expr | None, vars: list[str], graph: ir.Graph,
+                        tests: frozenset[tuple[str, bool]] = frozenset()) -> ir.Expr | None:
+    """A guard less its conjuncts that test the interconnection graph itself.
 
     An edge forall's processors are the graph's edges, so `forall v, u where adj[v, u]`
-    selects every one of them, as `forall v, u` does (not a data-dependent O(1)).
+    selects every one of them, as `forall v, u` does (not a data-dependent O(1)); so
+    does the README's `where A[v, u] != 0` when the mask is `adjacency(A)` (every
+    edge but the self-loops: `graph_edge_tests`).
     """
     if e is None or len(vars) != 2 or graph.mask_name is None:
         return e
-    if isinstance(e, ir.Read) and e.name == graph.mask_name and \
-            [x.name if isinstance(x, ir.IndexVar) else None for x in e.indices] == list(vars):
+    if _is_graph_test(e, vars, graph, tests):
         return None
     if isinstance(e, ir.Binary) and e.op == "and":
-        left = _without_graph_mask(e.left, vars, graph)
-        right = _without_graph_mask(e.right, vars, graph)
+        left = _without_graph_mask(e.left, vars, graph, tests)
+        right = _without_graph_mask(e.right, vars, graph, tests)
         if left is None or right is None:
             return right if left is None else left
         return e.model_copy(update={"left": left, "right": right})
@@ -526,6 +592,7 @@ class _Analyser:
         self.taint = Taint(prog)
         self.N = size_class(prog.nodes)
         self.E = edge_class(prog.graph, self.N)
+        self.edge_tests = graph_edge_tests(prog)
         self.loops: list[LoopInfo] = []
         self.loop_stack: list[int] = []
         self.innermost: dict[int, int | None] = {}
@@ -765,6 +832,10 @@ class _Analyser:
         a data-dependent one keeps O(1), and `v == e` pins v.
         """
         top = stack[-1]
+        if len(top.order) == 2:  # `if A[v, u] != 0` tests the graph: it keeps every edge
+            cond = _without_graph_mask(cond, list(top.order), self.prog.graph,
+                                       self.edge_tests) or ir.Const(value=True,
+                                                                    dtype=ir.DType.BOOL)
         pins = pinned(cond, set(top.order), self.taint) | set(top.pins)
         _, procs = self._procs(top.order, pins)
         share = self.sel.share(key)
@@ -783,8 +854,8 @@ class _Analyser:
         `x = false`) carry no information and cost nothing.
         """
         s, key = normal_forall(s, self.taint)
-        pins = pinned(_without_graph_mask(s.guard, s.vars, self.prog.graph), set(s.vars),
-                      self.taint)
+        guard = _without_graph_mask(s.guard, s.vars, self.prog.graph, self.edge_tests)
+        pins = pinned(guard, set(s.vars), self.taint)
         nodes, procs = self._procs(tuple(s.vars), pins)
         share = self.sel.share(key)
         if share is not None and s.guard is not None and not self.taint.expr(s.guard):
@@ -810,6 +881,19 @@ class _Analyser:
     def _cap(self, c: Cost) -> Cost:
         """One statement's activity in one round: at most N nodes and |E| edges."""
         return Cost(c.records, c.work.at_most(self.N), c.derefs.at_most(self.E))
+
+    def _trips(self, s: ir.Statement, bound: Asymptotic) -> Asymptotic:
+        """Trips per execution: the bound, times the share of it a data-independent loop runs.
+
+        `algspec.efficiency.selection` counts the trips of loops whose ends read graph
+        state (a pass over a doubling prefix runs 1, 2, 4, ... trips against a bound of
+        n, so 2n in all over its log n phases, not n log n); a constant share keeps the
+        bound's class.
+        """
+        share = self.sel.share((s.id, "trips"))
+        if share is None or share.is_zero or share == one:
+            return bound
+        return bound * share
 
     def loop(self, s: ir.Statement, stack: list[_Binder]) -> _Summary:
         if not self._seq(stack):
@@ -839,6 +923,7 @@ class _Analyser:
             key = self.expr(s.key, [_Binder(frozenset(["@i"]), self.N, "whole")])
             entry = self._cap(key + _nodes_cost(self.N))  # ordering reads every node once
             kind = "for nodes"
+        bound = self._trips(s, bound)
         self.loop_stack.append(s.id)
         self.mult.append(self.mult[-1] * bound)
         body = self.block(s.body, stack)
