@@ -26,12 +26,12 @@ Regression tests for the bugs this found:
   mask is `adjacency(A)`) was a data-dependent O(1) selection: label propagation got
   eta 1/n, eps 1/m instead of 1, 1;
 * a loop over a prefix that doubles each phase counted its declared bound n on each
-  of the log n phases: T = n log n instead of n.
+  of the log n phases: T = n log n instead of n;
+* an edge forall's guard on its ends' data (`where key[u] < key[v]`) charged only
+  the selected edges (rank sort eps 1/n^2 instead of 1, the `if` form's).
 
-Found and not fixed (strict xfail): an edge forall's guard on its ends' data
-(`where key[u] < key[v]`) charges only the selected edges (rank sort eps 1/n^2
-instead of 1), and a graph-level `any` readout counts its witness (parallel OR
-eta 1/n instead of 1).
+Found and not fixed (strict xfail): a graph-level `any` readout counts its
+witness (parallel OR eta 1/n instead of 1).
 """
 
 from __future__ import annotations
@@ -167,15 +167,24 @@ def test_edge_tests_of_the_graph_mask_select_every_edge(mask: str, guard: str,
     assert (str(s.node_efficiency), str(s.edge_efficiency)) == ("1", eps)
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed: charging every edge that evaluates a "
-                   "guard on its ends' data gives Boruvka n/m + 1/log n, a sum whose value "
-                   "exceeds 1 at n = m = 1 (docs/efficiency.md, remaining difference 7)")
 def test_an_edge_guard_on_its_ends_is_evaluated_on_every_edge() -> None:
     # Rank sort by edge processors: every pair compares key[u] with key[v] whether the
     # comparison is a guard or an `if`; both use all n^2 edges (eps 1).
     where = algspec.load(HERE / "rank_edge_where.alg").static_efficiency()
     as_if = algspec.load(HERE / "rank_edge_if.alg").static_efficiency()
     assert where.edge_efficiency == as_if.edge_efficiency == P("1")
+    # A guard on graph-level state alone is not read across the edge: no such charge.
+    s = algspec.load_source("""algorithm t
+nodes n
+graph complete
+input node key: scalar ~ uniform()
+output node r: scalar := 0.0
+state graph go: bool = key[0] < 0.5
+record
+forall v, u where go { r[v] += key[u] by sum }
+record
+""").static_efficiency()
+    assert s.edge_efficiency == P("1/n^2")
 
 
 def test_a_doubling_prefix_counts_its_real_trips() -> None:

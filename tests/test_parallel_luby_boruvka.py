@@ -102,8 +102,11 @@ def test_textbook_classes(luby, boruvka):
     s = analyse(luby.ir)
     assert s.whp and {k: str(v) for k, v in s.classes().items() if k in ("T", "c", "eta", "epsilon")} \
         == {"T": "log n", "c": "n log n", "eta": "1", "epsilon": "1"}
-    # log n phases of log n pointer-jumping rounds; the jumps use n pointers, not m edges
+    # log n phases of log n pointer-jumping rounds; the jumps use n pointers, not m
+    # edges, but each phase's first round compares comp[v] with comp[u] on all m edges:
+    # epsilon = (m log n + n log^2 n) / (m log^2 n) = 1/log n + n/m
     s = analyse(boruvka.ir)
     assert not s.whp and {k: str(v) for k, v in s.classes().items()
                           if k in ("T", "c", "eta", "epsilon")} \
-        == {"T": "log^2 n", "c": "n log^2 n", "eta": "1", "epsilon": "n/m"}
+        == {"T": "log^2 n", "c": "n log^2 n", "eta": "1", "epsilon": "n/m + 1/log n"}
+    assert s.edge_efficiency.evaluate(n=1, m=1) == 1.0  # a share's value stays <= 1

@@ -363,6 +363,28 @@ def _fmt_fraction(num: frozenset[Term], den: frozenset[Term]) -> str:
 
 
 # ---------------------------------------------------------------- parsing
+
+class Share(Asymptotic):
+    """The class of a share (eta, epsilon), which lies in (0, 1] by definition.
+
+    A share's class may be a sum whose terms are each at most 1 but whose value,
+    with the constants dropped, passes 1 at small sizes (Boruvka's epsilon
+    n/m + 1/log n is 2 at n = m = 1); `evaluate` caps it at 1. Arithmetic on a
+    share gives a plain `Asymptotic`, and equality is the same asymptotic equality.
+    """
+
+    __slots__ = ()
+
+    @classmethod
+    def of(cls, a: Asymptotic) -> Share:
+        out = cls.__new__(cls)
+        out.num, out.den = a.num, a.den
+        return out
+
+    def evaluate(self, n: float, m: float | None = None) -> float:
+        return min(1.0, super().evaluate(n, m))
+
+
 class _Parser:
     """Recursive descent over `sum := prod ('+' prod)*`, `prod := pow (('*'|'/'|juxt) pow)*`."""
 
@@ -475,4 +497,4 @@ log_n = Asymptotic.term(log=1)
 one = Asymptotic.const(1)
 zero = Asymptotic.const(0)
 
-__all__ = ["Asymptotic", "Term", "fit_slope", "log_n", "m", "n", "one", "zero"]
+__all__ = ["Asymptotic", "Share", "Term", "fit_slope", "log_n", "m", "n", "one", "zero"]

@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from algspec import ir, ops
 from algspec.diagnostics import Span
 from algspec.efficiency import selection
-from algspec.efficiency.asymptotic import Asymptotic, m, n, one, zero
+from algspec.efficiency.asymptotic import Asymptotic, Share, m, n, one, zero
 from algspec.efficiency.selection import Selections
 
 
@@ -445,6 +445,13 @@ def _is_graph_test(e: ir.Expr, vars: list[str], graph: ir.Graph,
     names = _ivar_names(r.indices)
     return names == list(vars) and (r.name, False) in tests or \
         names == list(vars)[::-1] and (r.name, True) in tests
+
+
+def _reads_processor_data(e: ir.Expr, vars: list[str]) -> bool:
+    """Whether `e` reads node or edge data indexed by one of the processor's variables."""
+    return any(isinstance(x, ir.Read) and x.loc != ir.Loc.GRAPH and
+               any(isinstance(i, ir.IndexVar) and i.name in vars for i in x.indices)
+               for x in ir.walk_expr(e))
 
 
 def _without_graph_mask(e: ir.Expr | None, vars: list[str], graph: ir.Graph,
@@ -875,6 +882,11 @@ class _Analyser:
         _, every = self._procs(tuple(s.vars), set())
         evaluators = stack + [_Binder(frozenset(s.vars), every, "forall", tuple(s.vars))]
         out = out + self.expr(s.guard, evaluators)
+        if len(s.vars) == 2 and guard is not None and self.taint.expr(guard) and \
+                _reads_processor_data(guard, s.vars):
+            # An edge processor that tests its edge's or its ends' data (`where key[u] <
+            # key[v]`) uses its edge whether it passes or not, as with an `if`.
+            out = out + _edge_cost(every)
         body = self.block(s.body, inner)
         return self._cap(out + (_plus(body.cont, body.brk) or Cost()))
 
@@ -956,10 +968,10 @@ def analyse(program: ir.Program) -> StaticEfficiency:
     work = (cost.work + T).at_most(cap)
     active = (work + cost.derefs).at_most(T * a.E)
     if T.is_zero:
-        eta = eps = zero
+        eta = eps = Share.of(zero)
     else:
-        eta = work / cap
-        eps = active / (T * a.E)
+        eta = Share.of(work / cap)
+        eps = Share.of(active / (T * a.E))
     loops = {lp.stmt.id: lp for lp in a.loops}
     for rid, lid in a.innermost.items():
         if lid is not None and lid in loops:
