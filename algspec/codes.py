@@ -170,6 +170,9 @@ _ALL = [
     _c("R108", _E, "runtime", "recursion bound exceeded",
        "A recursive procedure went deeper than its `depth` or made more invocations than its "
        "`calls` bound for one outside call."),
+    _c("R109", _E, "runtime", "float does not fit an int",
+       "`int`, `floor` or `ceil` of inf, nan or a float beyond the 64-bit integer range "
+       "(e.g. `int(d[v])` of an unreached `inf` distance)."),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

@@ -168,6 +168,16 @@ def _np_div(a, b):
         return np.true_divide(a, b)
 
 
+def _np_floor_divide(a, b):
+    with np.errstate(divide="ignore", invalid="ignore"):  # floats by 0: inf/nan, as `/`
+        return np.floor_divide(a, b)
+
+
+def _np_mod(a, b):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.mod(a, b)
+
+
 def _np_log2(x):
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.log2(x)
@@ -397,9 +407,9 @@ _OPS = [
             "multiplication"),
     _binary("/", _to("/", DType.FLOAT), _np_div, _sz_div, _cls_div, 70, "float",
             "true division, always a float"),
-    _binary("//", _arith("//"), np.floor_divide, _sz_floor_div, _cls_div, 70, "float",
+    _binary("//", _arith("//"), _np_floor_divide, _sz_floor_div, _cls_div, 70, "float",
             "floor division (int by zero is a run-time fault R104)"),
-    _binary("%", _arith("%"), np.mod, _sz_mod, lambda a, b: b, 70, "float",
+    _binary("%", _arith("%"), _np_mod, _sz_mod, lambda a, b: b, 70, "float",
             "floor modulo (sign of the divisor); as a size class, a % b is O(b)"),
     # comparisons
     *[_binary(o, _order_rule(o), f, f2, _not_a_size(f"comparison `{o}`"), 50, "float",

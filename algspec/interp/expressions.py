@@ -72,6 +72,8 @@ def evaluate(env: Env, e: ir.Expr, rank: int, mask: np.ndarray) -> np.ndarray:
         return np.where(c, evaluate(env, e.then, rank, yes), evaluate(env, e.otherwise, rank, no))
     if k == "call":
         args = [evaluate(env, a, rank, mask) for a in e.args]
+        if e.func in TO_INT and e.args[0].dtype == ir.DType.FLOAT:
+            _check_fits_int(env, e, args[0], mask)
         return _call(e.func, args)
     if k == "chain":
         return chain(env, e, rank)
@@ -271,6 +273,19 @@ def scope_invariant(x: np.ndarray) -> bool:
     Decided by axis position, never by comparing sizes (B may equal N).
     """
     return all(d == 1 for d in x.shape[1:])
+
+
+TO_INT = frozenset({"int", "floor", "ceil"})
+
+
+def _check_fits_int(env: Env, e: ir.Call, x: np.ndarray, mask: np.ndarray) -> None:
+    """R109 where a live lane converts inf, nan or a huge float to an int (numpy casts it to
+    an arbitrary integer without a word)."""
+    with np.errstate(invalid="ignore"):
+        bad = ~(np.abs(x) < 2.0 ** 63) & mask
+    if bad.any():
+        env.fault("R109", f"`{e.func}` of a float that is not a finite 64-bit integer value "
+                  "(inf or nan)", bad, e.span)
 
 
 def _binop(op: str, a, b):

@@ -39,6 +39,49 @@ class _Pending:
         self.writes: list[tuple] = []
 
 
+def _bad_value(d: ir.DataDecl, x: np.ndarray, bad: np.ndarray, need: str) -> ValueError:
+    """A ValueError naming the input, the first bad value and its sample."""
+    at = tuple(int(i) for i in np.argwhere(bad)[0])
+    where = f" (sample {at[0]}, entry {at[1:]})" if len(at) > 1 else f" (sample {at[0]})"
+    kind = d.clrs_type or d.dtype.value
+    return ValueError(f"input `{d.name}` is {kind} and needs {need}, got {x[at].item()!r}{where}")
+
+
+def check_input_values(d: ir.DataDecl, x: np.ndarray, N: int) -> None:
+    """Reject given input values its type cannot hold, instead of casting them silently.
+
+    A pointer 1.5 or 7 (of 4 nodes), a class 0.5 or 3 of `categorical(3)`, a mask 2 or a
+    `mask_one` with two nodes set would otherwise run as something else or fault later
+    at some read that does not name the input.
+    """
+    if d.dtype == ir.DType.FLOAT:
+        return
+    if x.dtype.kind not in "biu":
+        bad = ~(np.isfinite(x) & (x == np.round(x)))
+        if bad.any():
+            raise _bad_value(d, x, bad, "whole numbers")
+    t = d.clrs_type
+    if d.dtype == ir.DType.BOOL and t != "mask_one":
+        bad = (x != 0) & (x != 1)
+        if bad.any():
+            raise _bad_value(d, x, bad, "values 0 or 1")
+    elif t in ("pointer", "should_be_permutation"):
+        bad = (x < 0) | (x >= N)
+        if bad.any():
+            raise _bad_value(d, x, bad, f"node indices in 0..{N - 1}")
+    elif t == "categorical" and d.categories is not None:
+        bad = (x < 0) | (x >= d.categories)
+        if bad.any():
+            raise _bad_value(d, x, bad, f"class indices in 0..{d.categories - 1}")
+    elif t == "mask_one":
+        ones = (x == 1).sum(axis=tuple(range(1, x.ndim)))
+        bad = (ones != 1) | ((x != 0) & (x != 1)).any(axis=tuple(range(1, x.ndim)))
+        if bad.any():
+            b = int(np.argmax(bad))
+            raise ValueError(f"input `{d.name}` is mask_one and needs exactly one entry 1 "
+                             f"(the rest 0), got {x[b].tolist()} (sample {b})")
+
+
 class SizeFault(RuntimeFault, ValueError):
     """The file's node count does not fit this n: a diagnostic (and, as before, a ValueError)."""
 
@@ -124,6 +167,7 @@ class Machine(Env):
             if x.shape != shape:
                 raise ValueError(f"input `{d.name}` has shape {x.shape[1:]}, expected "
                                  f"{shape[1:]} for n={self.n}")
+            check_input_values(d, x, self.N)
             self.state[d.name] = x.astype(_NP[d.dtype])
         for d in pads:  # nodes beyond the n generated ones take the `pad` value
             if d.pad is not None:

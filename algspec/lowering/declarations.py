@@ -227,7 +227,10 @@ class Declarations(Reporter):
             if not decl.probed:
                 self.fail("E105", f"`masked where` marks probe entries; `{decl.name}` is not a "
                           "probe", d.masked.span)
-            e = self.lower_definition(d.masked, implicit_scope, decl.loc)
+            # a stored datum's condition may read its own value (`masked where d == inf`)
+            own = implicit_scope if d.derived is not None else \
+                implicit_scope.child(derived_of=None)
+            e = self.lower_definition(d.masked, own, decl.loc)
             if e.dtype != ir.DType.BOOL:
                 self.fail("E205", f"`masked where` needs a condition, not a {e.dtype.value}",
                           d.masked.span, help="e.g. `masked where not adj`")
