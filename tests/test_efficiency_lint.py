@@ -176,3 +176,24 @@ def test_w202_additive_offset_below_a_linear_bound_is_not_growth() -> None:
     assert bound_growth_lints(alg.ir, {sid: {4: 3, 8: 11, 16: 27, 32: 59}}) == []
     # trips growing faster than the bound per unit of it are still flagged
     assert len(bound_growth_lints(alg.ir, {sid: {4: 2, 8: 6, 16: 20, 32: 60}})) == 1
+
+
+NEEDLE = (Path(__file__).resolve().parent / "outsider_lang" / "naive_match.alg").read_text()
+
+
+def test_lint_skips_sizes_a_generator_cannot_draw() -> None:
+    # A needle of 2 needs n >= 5: lint's n = 4 is skipped, the file is sampled from n = 8.
+    from algspec.efficiency.lint_rules import sample_loop_iterations
+    from algspec.lint import lint_source
+    src = NEEDLE.replace("length_needle = 1", "length_needle = 2")
+    assert src != NEEDLE
+    assert [d.code for d in lint_source(src, "needle2.alg")] == []
+    iters, _, fault = sample_loop_iterations(algspec.load_source(src), [4, 8, 16], samples=2)
+    assert fault is None and all(4 not in v and 8 in v for v in iters.values()) and iters
+
+
+def test_lint_reports_a_generator_no_sampled_size_can_draw() -> None:
+    from algspec.lint import lint_source
+    src = NEEDLE.replace("length_needle = 1", "length_needle = 40")
+    diags = lint_source(src, "needle40.alg")
+    assert [d.code for d in diags] == ["E105"] and "needle of 40" in diags[0].message

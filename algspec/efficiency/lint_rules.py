@@ -203,10 +203,14 @@ FRAME_BUDGET = 800
 
 def sample_loop_iterations(alg, sizes: list[int], samples: int = 8, seed: int = 0,
                            frame_budget: int | None = FRAME_BUDGET,
-                           time_budget: float | None = None,
+                           time_budget: float | None = None, keep: int | None = None,
                            **params) -> tuple[dict[int, dict[int, np.ndarray]],
                                               dict[int, np.ndarray], RuntimeFault | None]:
     """Per-sample trip counts per loop at each size; stops at the first size that faults.
+
+    A size whose inputs cannot be drawn (a generator's minimum size: a needle of 2
+    needs n >= 5) is skipped, not a fault; if no size can be drawn, the last such
+    fault is returned. `keep` stops after that many sizes were sampled.
 
     Sizes after the first three are skipped once `frame_budget` frames have been
     sampled, or once the CPU time spent plus the predicted cost of the next size
@@ -215,20 +219,28 @@ def sample_loop_iterations(alg, sizes: list[int], samples: int = 8, seed: int = 
     """
     import time
 
+    from algspec.compiled import GeneratorFault
     from algspec.interp.runtime import Machine
 
     iters: dict[int, dict[int, np.ndarray]] = {}
     edges: dict[int, np.ndarray] = {}
     frames = 0
     spent: list[float] = []  # CPU seconds per size sampled
+    undrawable: RuntimeFault | None = None
     for k, size in enumerate(sizes):
+        if keep is not None and len(spent) >= keep:
+            break
         if k >= 3 and frame_budget is not None and frames > frame_budget:
             break
         if k >= 3 and time_budget is not None and \
                 sum(spent) + _next_cost(spent) > time_budget:
             break
         t0 = time.process_time()
-        inputs = alg.generate(size, samples, seed + k, **params)
+        try:
+            inputs = alg.generate(size, samples, seed + k, **params)
+        except GeneratorFault as f:
+            undrawable = f
+            continue
         counts = _LoopCounts()
         mach = Machine(alg.ir, inputs, size, batch_size=samples)
         if not hasattr(mach, "loop_iters"):  # the interpreter reports trips to observers
@@ -243,7 +255,7 @@ def sample_loop_iterations(alg, sizes: list[int], samples: int = 8, seed: int = 
         for sid, arr in found.items():
             iters.setdefault(sid, {})[size] = np.asarray(arr).copy()
         spent.append(time.process_time() - t0)
-    return iters, edges, None
+    return iters, edges, (undrawable if not spent else None)
 
 
 def _next_cost(spent: list[float]) -> float:
@@ -275,10 +287,9 @@ def sampled_bound_lints(alg, sizes: tuple[int, ...] = (4, 8, 16, 32), samples: i
     With no loop bound in n or m there is no growth to fit: two sizes suffice
     (they still check probe types and constant bounds).
     """
-    if not has_growing_bound(alg.ir):
-        sizes = sizes[:2]
+    keep = None if has_growing_bound(alg.ir) else 2
     iters, edges, fault = sample_loop_iterations(alg, list(sizes), samples, seed,
-                                                 time_budget=time_budget, **params)
+                                                 time_budget=time_budget, keep=keep, **params)
     if fault is not None and fault.diagnostic.code != "R102":
         raise fault  # not about bounds: the caller reports the fault itself
     out = bound_growth_lints(alg.ir, iters, edges, tol)
