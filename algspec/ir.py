@@ -484,6 +484,15 @@ def children(e: Expr) -> list[Expr]:
     return out
 
 
+def reads_state(e: Expr) -> bool:
+    """Whether an expression reads data (not only constants, sizes and indices).
+
+    A whole-array assignment whose value does not (`x = false`, `s = index`) is a
+    reset: it carries no information, so it is no work, statically or measured.
+    """
+    return any(isinstance(x, (Read, VarRef, Aggregate, Chain, Rand)) for x in walk_expr(e))
+
+
 def walk_expr(e: Expr):
     """Yield an expression and all its sub-expressions, depth first."""
     yield e

@@ -227,3 +227,32 @@ while acc < 100.0 bound n * n {
                    "(tests/test_efficiency_static.py pins the rule)")
 def test_parallel_or_as_a_readout_equals_the_crcw_form() -> None:
     assert _classes("or_readout") == _classes("or_crcw")
+
+
+def test_measured_counts_a_data_independent_if_as_the_guard_it_is() -> None:
+    # `forall v { if v % (2 * step) == 0 { ... } }` is the tree reduction's guard: the
+    # interpreter used to report all n processors every round (measured eta ~ 1 vs 1/log n).
+    res = measure(algspec.load(HERE / "tree_sum_if.alg"), [8, 16, 32, 64], samples=2, seed=1)
+    ref = measure(algspec.load(HERE / "tree_sum_guard.alg"), [8, 16, 32, 64], samples=2, seed=1)
+    assert res.fits["eta"].verdict == "agrees", res.fits["eta"].ratios
+    assert [s.work for s in res.sizes] == [s.work for s in ref.sizes]
+
+
+def test_measured_counts_a_whole_array_update_that_reads_data() -> None:
+    # `y = 0.5 * (y + mean)` updates every node: work n per round, as its forall form;
+    # a reset `y = 0.0` stays free.
+    whole = measure(algspec.load(HERE / "smooth_whole.alg"), [8, 16], samples=2, seed=1)
+    inline = measure(algspec.load(HERE / "smooth_inline.alg"), [8, 16], samples=2, seed=1)
+    assert [s.work for s in whole.sizes] == [s.work for s in inline.sizes]
+    assert whole.fits["eta"].verdict == "agrees"
+    reset = algspec.load_source("""algorithm t
+nodes n
+graph complete
+input node x: scalar ~ uniform()
+hint node y: scalar := x
+record
+y = 0.0
+record
+""")
+    (s,) = measure(reset, [8], samples=2, seed=1).sizes
+    assert s.work == 0  # a reset is no work

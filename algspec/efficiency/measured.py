@@ -57,8 +57,12 @@ class ActivityRecorder:
     Arrays are buffered as they come and deduplicated once, in `activity`.
     """
 
-    def __init__(self, ignore: set[int] | frozenset[int] = frozenset()) -> None:
+    def __init__(self, ignore: set[int] | frozenset[int] = frozenset(),
+                 guard_ifs: set[int] | frozenset[int] = frozenset()) -> None:
         self.ignore = frozenset(ignore)   # statements whose reports carry no work
+        # Foralls whose one-`if` body is a data-independent guard (the static normal
+        # form): the interpreter reports only the processors the `if` selects.
+        self.guard_ifs = frozenset(guard_ifs)
         self._frames = np.zeros(0, np.int64)
         self._nodes: list[np.ndarray] = []   # rows (sample, round, node)
         self._edges: list[np.ndarray] = []   # rows (sample, round, src, dst)
@@ -372,6 +376,15 @@ def silent_statements(program: ir.Program) -> set[int]:
             and not _forall_reads_data(s, program.graph.kind == "input")}
 
 
+def guard_ifs(program: ir.Program) -> set[int]:
+    """Foralls the static rules read as guarded (`forall v { if c { B } }`, c on no data)."""
+    from algspec.efficiency.static import Taint, normal_forall
+
+    taint = Taint(program)
+    return {s.id for s, _ in ir.walk_statements(program.body)
+            if isinstance(s, ir.Forall) and normal_forall(s, taint)[0] is not s}
+
+
 _WORST = re.compile(r"#\s*worst[ -]case:\s*(.+)$", re.IGNORECASE)
 
 
@@ -400,7 +413,7 @@ def worst_case_params(alg) -> dict[str, Any]:
 def measure_size(alg, n: int, samples: int, seed: int = 0,
                  **params: Any) -> tuple[SizeStats, Activity, ActivityRecorder]:
     """Sample `samples` inputs of size n with a recorder attached."""
-    rec = ActivityRecorder(ignore=silent_statements(alg.ir))
+    rec = ActivityRecorder(ignore=silent_statements(alg.ir), guard_ifs=guard_ifs(alg.ir))
     traj = alg.sample(n, samples, seed, observer=rec, **params)
     prog: ir.Program = alg.ir
     N = int(eval_size(prog.nodes, n))
@@ -462,6 +475,6 @@ def measure(alg, sizes: list[int], samples: int = 8, seed: int = 0, tol: float =
 
 
 __all__ = ["LOG_TREND_TOLERANCE", "QUANTITIES", "TOLERANCE", "Activity", "ActivityRecorder",
-           "Fit", "Measurement", "SizeStats", "graph_edges", "log_trend", "measure",
-           "measure_size", "ratio_verdict", "silent_statements", "verdict",
+           "Fit", "Measurement", "SizeStats", "graph_edges", "guard_ifs", "log_trend",
+           "measure", "measure_size", "ratio_verdict", "silent_statements", "verdict",
            "worst_case_params"]

@@ -808,8 +808,7 @@ class _Analyser:
         every node is active, and for edge data every edge (a message between
         its ends), plus what the value dereferences.
         """
-        if not any(isinstance(x, (ir.Read, ir.VarRef, ir.Aggregate, ir.Chain, ir.Rand))
-                   for x in ir.walk_expr(v)):
+        if not ir.reads_state(v):
             return Cost()
         names = frozenset(["@i"] if t.loc == ir.Loc.NODE else ["@i", "@j"])
         procs = self.N if t.loc == ir.Loc.NODE else self.E

@@ -379,7 +379,10 @@ class Machine(Env):
         m = np.broadcast_to(m, (self.B,) + (self.N,) * rank)
         saved = dict(self.locals)
         if self.obs is not None:
-            pos = np.nonzero(m)
+            seen = m
+            if s.id in getattr(self.obs, "guard_ifs", ()):  # `if c` on no data: a guard
+                seen = m & self.eval(s.body[0].cond, rank, m)
+            pos = np.nonzero(np.broadcast_to(seen, m.shape))
             if rank == 1:
                 self.obs.nodes(s.id, pos[0], pos[1])
             else:  # an edge processor is active, and so are the two nodes it joins

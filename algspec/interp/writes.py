@@ -38,6 +38,9 @@ def commit(env: Env, t: ir.Target, v, idx, mask, rank, combiner, s, keys=None) -
     if t.whole:
         mk = mask.reshape(mask.shape + (1,) * (arr.ndim - 1))
         store[t.name] = np.where(mk, v, arr).astype(dt)
+        if env.obs is not None and t.loc != ir.Loc.GRAPH and \
+                any(tt is t and ir.reads_state(x) for tt, x in zip(s.targets, s.values)):
+            _observe_whole(env, t, np.asarray(mask), s.id)
         return
     if rank == 0:
         lanes = np.nonzero(mask)[0]
@@ -184,3 +187,16 @@ def _at_lanes(x, lanes: np.ndarray, B: int) -> np.ndarray:
     if x.ndim == 1:
         return x[lanes] if x.shape[0] != 1 else np.repeat(x, len(lanes))
     return np.broadcast_to(x, (B,))[lanes]
+
+
+def _observe_whole(env: Env, t: ir.Target, mask: np.ndarray, sid: int) -> None:
+    """A whole-array update that reads data is a forall over every element (the static
+    normal form): every node of the live samples is active, and for edge data every edge."""
+    lanes = np.nonzero(mask.reshape(mask.shape[0], -1).any(axis=1))[0]
+    if not len(lanes):
+        return
+    if t.loc == ir.Loc.EDGE and getattr(env, "adj", None) is not None:
+        b, i, j = np.nonzero(np.asarray(env.adj)[lanes])
+        env.obs.edges(sid, lanes[b], i, j)
+    env.obs.nodes(sid, np.repeat(lanes, env.N), np.tile(np.arange(env.N), len(lanes)))
+
