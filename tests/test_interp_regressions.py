@@ -268,3 +268,25 @@ def test_int_snapshots_widen_when_values_outgrow_them() -> None:
     ys = np.array([[0] * 4] + [[x - v * 100000 for v in range(4)] for x in xs[1:]])
     np.testing.assert_array_equal(t.hints["hy"][:, 1], ys)
     np.testing.assert_array_equal(t.hints["c"][:, 1], np.eye(3)[ys % 3])
+
+
+def test_a_fault_in_an_earlier_frame_s_hint_view_is_reported_first() -> None:
+    # Hint views are evaluated after the run; when the run faults later (R101 at line 10),
+    # the view's fault in frame 0 (R104) came first in program order and is the one reported.
+    from algspec.diagnostics import RuntimeFault
+    alg = algspec.load_source("""algorithm t
+nodes n
+graph complete
+input node key: scalar ~ uniform()
+state graph g: int = 0
+hint node vm: scalar = key[(1 // g) % N]
+record
+g = 1
+record
+let z = key[n + 5]
+record
+""")
+    with pytest.raises(RuntimeFault) as err:
+        alg.trace(key=np.arange(4.0))
+    d = err.value.diagnostic
+    assert (d.code, d.span.line) == ("R104", 7)

@@ -1,7 +1,7 @@
 """Outsider programs covering the whole language (tests/outsider_lang/*.alg) and the bugs they found.
 
 Each program is checked against an independent plain-Python/networkx reference
-(tests/outsider_lang/refs.py) through `sampler(...).next(B)` and through `trace` of every
+(tests/outsider_lang/lang_refs.py) through `sampler(...).next(B)` and through `trace` of every
 sample alone (batched == single, Feedback names/shapes/dtypes/encodings as the spec says);
 one-mistake variants must give one `path:line:col: CODE message` diagnostic, no traceback.
 """
@@ -21,8 +21,8 @@ from algspec.diagnostics import AlgError, RuntimeFault
 
 HERE = Path(__file__).parent / "outsider_lang"
 sys.path.insert(0, str(HERE))
-from check import compare
-from refs import REFERENCES
+from lang_check import compare
+from lang_refs import REFERENCES
 
 PROGRAMS = sorted(p.stem for p in HERE.glob("*.alg"))
 SIZES = {"naive_match": (3, 5, 16)}  # a needle of 1 needs n >= 3 (CLRS's matcher)

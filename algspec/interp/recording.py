@@ -189,12 +189,23 @@ class Recorder:
 
     def collect(self, env: Env) -> Trajectories:
         """Inputs and outputs as they are now, hints from the snapshots, zero padded."""
-        B, N, dtype = env.B, env.N, env.dtype
+        dtype = env.dtype
         decls = self.prog.decls
         # Probes go by their CLRS spec name (`as`); private inputs are not probes.
         inputs = {d.spec_name: probe(env, d) for d in decls
                   if d.stage == ir.Stage.INPUT and d.probed}
         outputs = {d.spec_name: probe(env, d) for d in decls if d.stage == ir.Stage.OUTPUT}
+        return Trajectories(spec=self.prog.spec(), inputs=inputs, outputs=outputs,
+                            hints=self.hints(env), lengths=self.counts.astype(dtype))
+
+    def hints(self, env: Env) -> dict[str, np.ndarray]:
+        """The recorded frames' hints by spec name, zero padded after each sample's end.
+
+        Also the check, after a fault, that the frames recorded before it evaluate:
+        a fault in a hint view happened first in program order (`Machine.run`).
+        """
+        B, N, dtype = env.B, env.N, env.dtype
+        decls = self.prog.decls
         T = int(self.counts.max()) if B else 0
         valid = np.arange(T)[:, None] < self.counts[None, :]  # (T, B)
         all_valid = bool(valid.all())
@@ -233,9 +244,7 @@ class Recorder:
                         raise self._frame_fault(f, t0, B, d) from None
                     if not all_valid:  # frames after a sample's end are zero padding
                         out *= valid[t0:t1].reshape(valid[t0:t1].shape + (1,) * (out.ndim - 2))
-        hints = {d.spec_name: hints[d.name] for d in decls if d.stage == ir.Stage.HINT}
-        return Trajectories(spec=self.prog.spec(), inputs=inputs, outputs=outputs, hints=hints,
-                            lengths=self.counts.astype(dtype))
+        return {d.spec_name: hints[d.name] for d in decls if d.stage == ir.Stage.HINT}
 
     def _frame_fault(self, f: RuntimeFault, t0: int, B: int, d: ir.DataDecl) -> RuntimeFault:
         """A fault in a hint view, placed at the `record` of the bad frame."""

@@ -210,7 +210,13 @@ class Machine(Env):
     # ---------------------------------------------------------------- statements
     def run(self) -> Trajectories:
         with small_pages():  # large write-once buffers: see memory.py
-            self.block(self.prog.body, np.ones(self.B, bool), 0)
+            try:
+                self.block(self.prog.body, np.ones(self.B, bool), 0)
+            except RuntimeFault:
+                # Hint views are evaluated at the end (recording.py); one that faults in a
+                # frame recorded before this fault came first in program order.
+                self.recorder.hints(self)
+                raise
             return self.collect()
 
     def collect(self) -> Trajectories:

@@ -3,8 +3,8 @@
 `compare(alg, name, n, B, seed)` draws `sampler(length=n).next(B)`, checks the
 Feedback's names, shapes, dtypes and probe encodings against `alg.spec`,
 re-traces every sample alone (outputs and hints equal the batch's, padding
-zero) and compares outputs and listed hints with `refs.REFERENCES[name]`.
-Run alone for a wider sweep: `python tests/outsider_lang/check.py [names...]`.
+zero) and compares outputs and listed hints with `lang_refs.REFERENCES[name]`.
+Run alone for a wider sweep: `python tests/outsider_lang/lang_check.py [names...]`.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import numpy as np
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
-from refs import REFERENCES
+from lang_refs import REFERENCES
 
 import algspec
 
