@@ -147,6 +147,10 @@ _ALL = [
     _c("L105", _W, "lint", "hints but no `record`",
        "Hints are recorded at each `record`; without one every trajectory has 0 frames and "
        "the static rounds T are 0."),
+    _c("L106", _W, "lint", "edge `mask_one` (dm-clrs reads it per row)",
+       "dm-clrs's decoder, loss and `split_stages` read an edge `mask_one` as one-hot per row "
+       "(its last axis); algspec's, one 1 in the whole matrix, trains only the row that holds "
+       "it. An edge `mask` or a pointer says the same to dm-clrs."),
     _c("W201", _W, "efficiency", "node efficiency O(1/n) or worse",
        "Most processors idle in the rounds named; see docs/efficiency.md."),
     _c("W202", _W, "efficiency", "sampling outgrows a declared loop bound",

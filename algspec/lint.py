@@ -80,6 +80,12 @@ def ir_rules(prog: ir.Program) -> list[Diagnostic]:
         warn("L105", f"hint `{hints[0].name}` is never recorded: the program has no `record`, "
              "so every trajectory has 0 frames", hints[0].span,
              help="add `record` where a frame ends (e.g. at the start and after each round)")
+    for d in prog.decls:
+        if d.clrs_type == "mask_one" and d.loc == ir.Loc.EDGE and d.stage != ir.Stage.STATE:
+            warn("L106", f"edge `mask_one` `{d.name}`: dm-clrs reads it one-hot per row, so "
+                 "training sees only the row that holds the 1", d.span,
+                 help="declare an edge `mask`, or a node/graph `pointer` to the chosen edge's "
+                      "end")
     return out
 
 

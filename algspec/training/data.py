@@ -7,10 +7,12 @@ give a `clrs.Sampler`-like object whose `next(batch_size)` returns a
 `clrs.Feedback` (and `next()` the whole fixed dataset).
 
 Every batch then goes through the same preprocessing as in CLRS's
-`examples/run.py`: randomised `pos` (`clrs.process_random_pos`), the constant
-`pred_h` hint turned into a `pred` input for the algorithms CLRS lists
-(`clrs.process_pred_as_input`), and `should_be_permutation` outputs rewritten
-as permutation pointer + mask (`clrs.process_permutations`).
+`examples/run.py`: randomised `pos` (as `clrs.process_random_pos`, see
+`random_pos`), the constant `pred_h` hint turned into a `pred` input for the
+algorithms CLRS lists (`clrs.process_pred_as_input`), and
+`should_be_permutation` outputs rewritten as permutation pointer + mask
+(`clrs.process_permutations`). A file without hints gets a placeholder hint
+(`STEPS_HINT`) so that dm-clrs's model, which needs one, runs one step.
 """
 
 from __future__ import annotations
@@ -174,6 +176,56 @@ def use_pred_as_input(source: Source, setting: bool | None) -> bool:
     return setting
 
 
+def random_pos(pos: np.ndarray, rng: np.random.RandomState) -> np.ndarray:
+    """`pos` [B, N] with each segment's positions replaced by sorted uniform draws.
+
+    Equal to `clrs.process_random_pos` (same draws, same values) on rows that
+    follow CLRS's convention, a 0 at the start of the row and of each segment
+    (string matchers: needle and haystack). dm-clrs drops the nodes before a
+    row's first 0, so a declared `pos = (n - 1 - index) / n` would shrink to
+    `[B, 1]`; here such a row is one segment, and the sorted draws follow the
+    order of its declared positions, so any `pos` keeps its shape and order.
+    """
+    pos = np.asarray(pos)
+    unsorted = rng.uniform(size=pos.shape)
+    out = np.empty(pos.shape, dtype=np.float64)
+    for i, row in enumerate(pos):
+        starts = np.flatnonzero(row == 0) if row[0] == 0 else np.zeros(1, np.int64)
+        for lo, hi in zip(starts, np.append(starts[1:], row.shape[0]), strict=True):
+            order = np.argsort(row[lo:hi], kind="stable")
+            out[i, lo + order] = np.sort(unsorted[i, lo:hi])
+    return out
+
+
+def _with_random_pos(feedback: Any, rng: np.random.RandomState) -> Any:
+    clrs = import_clrs()
+    inputs = tuple(
+        clrs.DataPoint(name=dp.name, location=dp.location, type_=dp.type_,
+                       data=random_pos(dp.data, rng)) if dp.name == "pos" else dp
+        for dp in feedback.features.inputs
+    )
+    return feedback._replace(features=feedback.features._replace(inputs=inputs))
+
+
+# dm-clrs's model reads its number of processor steps from the first hint
+# (`hints[0].data.shape[0] - 1`, at least 1), so a file without hints gets this
+# placeholder: one all-zero frame, never encoded nor decoded (see `build_model`).
+STEPS_HINT = "__algspec_steps__"
+
+
+def _with_steps_hint(spec: dict, feedback: Any) -> tuple[dict, Any]:
+    """Give a hint-free algorithm the placeholder hint: one processor step."""
+    if any(stage == "hint" for stage, _, _ in spec.values()):
+        return spec, feedback
+    clrs = import_clrs()
+    batch = int(np.asarray(feedback.features.lengths).shape[0])
+    steps = clrs.DataPoint(name=STEPS_HINT, location="graph", type_="scalar",
+                           data=np.zeros((1, batch), np.float32))
+    features = feedback.features._replace(hints=(steps,))
+    return {**spec, STEPS_HINT: ("hint", "graph", "scalar")}, \
+        feedback._replace(features=features)
+
+
 def preprocess(
     feedback: Any,
     spec: Mapping[str, tuple[str, str, str]],
@@ -183,14 +235,14 @@ def preprocess(
 ) -> tuple[dict, Any]:
     """CLRS's preprocessing of one Feedback; returns (processed spec, feedback)."""
     clrs = import_clrs()
-    it: Iterator = iter([feedback])
     spec = dict(spec)
     if pos_rng is not None and any(dp.name == "pos" for dp in feedback.features.inputs):
-        it = clrs.process_random_pos(it, pos_rng)
+        feedback = _with_random_pos(feedback, pos_rng)
+    it: Iterator = iter([feedback])
     if pred_as_input:
         spec, it = clrs.process_pred_as_input(spec, it)
     spec, it = clrs.process_permutations(spec, it, True)
-    return spec, next(it)
+    return _with_steps_hint(spec, next(it))
 
 
 def pad_time(feedback: Any, multiple: int) -> Any:
@@ -202,6 +254,8 @@ def pad_time(feedback: Any, multiple: int) -> Any:
     """
     clrs = import_clrs()
     hints = feedback.features.hints
+    if not hints or hints[0].name == STEPS_HINT:  # nothing a longer scan would change
+        return feedback
     t = int(hints[0].data.shape[0])
     extra = -t % multiple
     if extra == 0:
@@ -267,10 +321,19 @@ def training_stream(
     random_pos: bool,
     pred_as_input: bool,
 ) -> Iterator[Any]:
-    """Endless preprocessed training batches of one size from a fixed training set."""
+    """Endless preprocessed training batches of one size from a fixed training set.
+
+    The training set is drawn now, not at the first batch, so that a file that
+    cannot be sampled at this size fails before training starts.
+    """
     sampler = source.sampler(length, num_samples, seed)
     pos_rng = np.random.RandomState(derive_seed(seed, "pos", length)) if random_pos else None
+    return _batches_of(sampler, source.spec, batch_size, pos_rng, pred_as_input)
+
+
+def _batches_of(sampler: Any, spec: Mapping[str, tuple[str, str, str]], batch_size: int,
+                pos_rng: np.random.RandomState | None, pred_as_input: bool) -> Iterator[Any]:
     while True:
-        _, fb = preprocess(sampler.next(batch_size), source.spec, pos_rng=pos_rng,
+        _, fb = preprocess(sampler.next(batch_size), spec, pos_rng=pos_rng,
                            pred_as_input=pred_as_input)
         yield fb

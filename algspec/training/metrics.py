@@ -16,7 +16,8 @@ is computed once from the sums ("micro" averaging). How elements count:
 - ``pointer`` (node, edge or graph location): one element per pointer. A
   correct pointer is 1 TP; a wrong one is 1 FP (the node it points at) plus
   1 FN (the node it should point at). F1 of pointers alone is therefore
-  exactly accuracy, CLRS's pointer score.
+  exactly accuracy, CLRS's pointer score. Entries whose truth is ``MASKED``
+  (a ``masked where`` pointer) are skipped, as CLRS's loss skips them.
 - ``mask_one`` and ``categorical``: one element per one-hot row (last axis),
   compared by argmax: correct = 1 TP, wrong = 1 FP + 1 FN, so again accuracy.
   Rows whose truth contains ``MASKED`` are skipped, as in CLRS.
@@ -110,8 +111,9 @@ def counts_for(type_: str, pred: Any, truth: Any) -> Counts:
     if type_ in ("mask_one", "categorical"):
         return _argmax_counts(pred, truth)
     if type_ in ("pointer", "should_be_permutation"):
-        n = float(truth.size)
-        correct = float(np.sum(np.rint(pred) == np.rint(truth)))
+        valid = truth != MASKED  # `masked where`: dm-clrs's loss (one_hot(-1) = 0) skips it
+        n = float(valid.sum())
+        correct = float(np.sum((np.rint(pred) == np.rint(truth)) & valid))
         return Counts(tp=correct, fp=n - correct, fn=n - correct)
     if type_ == "permutation_pointer":  # without its mask: a pointer by argmax
         return counts_for("pointer", np.argmax(pred, -1), np.argmax(truth, -1))

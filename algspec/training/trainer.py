@@ -18,20 +18,25 @@ best validation score; test those), written for a single algorithm.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pickle
 import platform
 import statistics
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from algspec.diagnostics import RuntimeFault
 from algspec.training.config import TrainConfig
 from algspec.training.data import (
+    STEPS_HINT,
     Source,
+    SourceError,
     batches,
     derive_seed,
     fixed_set,
@@ -72,6 +77,9 @@ def device_description() -> str:
 def build_model(spec: dict, dummy: Any, config: TrainConfig, checkpoint_dir: Path) -> Any:
     """A BaselineModel with the configured processor (parameters not yet set)."""
     clrs = import_clrs()
+    hints = config.hint_mode
+    if STEPS_HINT in spec:  # no hints of its own: nothing to encode or decode
+        hints = "none"
     factory = clrs.get_processor_factory(
         config.processor,
         use_ln=config.use_ln,
@@ -83,8 +91,8 @@ def build_model(spec: dict, dummy: Any, config: TrainConfig, checkpoint_dir: Pat
         dummy_trajectory=dummy,
         processor_factory=factory,
         hidden_dim=config.hidden,
-        encode_hints=config.hint_mode == "encoded_decoded",
-        decode_hints=config.hint_mode != "none",
+        encode_hints=hints == "encoded_decoded",
+        decode_hints=hints != "none",
         encoder_init=config.encoder_init,
         learning_rate=config.learning_rate,
         grad_clip_max_norm=config.grad_clip,
@@ -137,6 +145,20 @@ def _source_for(config: TrainConfig, saved_path: str | None = None) -> Source:
     return resolve_source(algorithm, config.generator_params)
 
 
+@contextlib.contextmanager
+def _data_errors(source: Source) -> Iterator[None]:
+    """Inputs a file's sampler rejects (a `--param` that draws values its type cannot
+    hold) as a one-line `SourceError`; run-time faults (R1xx) pass through as they are."""
+    try:
+        yield
+    except RuntimeFault:
+        raise
+    except ValueError as exc:
+        if source.kind != "alg":
+            raise
+        raise SourceError(f"{source.name}: {exc}") from exc
+
+
 def _test_set(source: Source, config: TrainConfig, size: int, samples: int) -> tuple[dict, Any]:
     return fixed_set(
         source, size, samples, derive_seed(config.seed, "test", size),
@@ -154,27 +176,29 @@ def train(config: TrainConfig, out_dir: str | Path, *, progress: bool = True) ->
 
     out = Path(out_dir)
     source = _source_for(config)  # first: a bad source leaves no run folder behind
+    pred_as_input = use_pred_as_input(source, config.pred_as_input)
+    sizes = list(config.train_sizes)
+    with _data_errors(source):  # a file that cannot be sampled leaves no run folder either
+        streams = [
+            training_stream(source, n, config.train_samples, config.batch_size,
+                            derive_seed(config.seed, "train", n), random_pos=config.random_pos,
+                            pred_as_input=pred_as_input)
+            for n in sizes
+        ]
+        spec, val_set = fixed_set(
+            source, config.val_size, config.val_samples,
+            derive_seed(config.seed, "val", config.val_size),
+            random_pos=config.random_pos, pred_as_input=pred_as_input,
+        )
+        # Initialise on the largest training size: BaselineModel reads feature
+        # widths from this batch, and the longest trajectories exercise every hint.
+        init_batch = next(streams[int(np.argmax(sizes))])
+        _test_set(source, config, config.test_size, 2)  # the test size samples too
     out.mkdir(parents=True, exist_ok=True)
     for stale in (RESULT, CHECKPOINT):  # a rerun must not leave an old "done" marker
         (out / stale).unlink(missing_ok=True)
     write_json_atomic(out / "config.json", config.to_dict())
 
-    pred_as_input = use_pred_as_input(source, config.pred_as_input)
-    sizes = list(config.train_sizes)
-    streams = [
-        training_stream(source, n, config.train_samples, config.batch_size,
-                        derive_seed(config.seed, "train", n), random_pos=config.random_pos,
-                        pred_as_input=pred_as_input)
-        for n in sizes
-    ]
-    spec, val_set = fixed_set(
-        source, config.val_size, config.val_samples,
-        derive_seed(config.seed, "val", config.val_size),
-        random_pos=config.random_pos, pred_as_input=pred_as_input,
-    )
-    # Initialise on the largest training size: BaselineModel reads feature
-    # widths from this batch, and the longest trajectories exercise every hint.
-    init_batch = next(streams[int(np.argmax(sizes))])
     model = build_model(spec, init_batch, config, out)
     init_model(model, init_batch.features, config.seed)
 
@@ -237,7 +261,8 @@ def train(config: TrainConfig, out_dir: str | Path, *, progress: bool = True) ->
     bar.close()
 
     model.params = best_params
-    test_spec, test_set = _test_set(source, config, config.test_size, config.test_samples)
+    with _data_errors(source):
+        test_spec, test_set = _test_set(source, config, config.test_size, config.test_samples)
     t0 = time.perf_counter()
     test = evaluate(model, test_set, config.eval_batch_size, eval_seed)
     test_seconds = time.perf_counter() - t0
