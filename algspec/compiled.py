@@ -12,6 +12,7 @@ from algspec.diagnostics import RuntimeFault
 from algspec.generators import GENERATORS, draw_inputs
 from algspec.interp import ActivityObserver, Trajectories
 from algspec.interp import run as run_program
+from algspec.interp.runtime import check_input_values
 
 
 class CompiledAlgorithm:
@@ -105,6 +106,12 @@ class CompiledAlgorithm:
                     "R101", f"generator `{d.generator.name}` draws {per} values per "
                     f"{d.loc.value} axis at n = {n}, but the file has N = {N} nodes; {need}",
                     d.span, 0, path=self.ir.path)
+            try:  # an override (`--param c.high=5` on categorical(3)) may draw what cannot fit
+                check_input_values(d, np.asarray(x), N)
+            except ValueError as e:
+                raise GeneratorFault("E110", f"generator `{d.generator.name}` (with these "
+                                     f"parameters) drew a value the type cannot hold: {e}",
+                                     d.span, 0, path=self.ir.path) from None
 
     def run(self, inputs: dict[str, np.ndarray], n: int | None = None,
             observer: ActivityObserver | None = None, dtype=np.float32,
