@@ -290,3 +290,25 @@ record
         alg.trace(key=np.arange(4.0))
     d = err.value.diagnostic
     assert (d.code, d.span.line) == ("R104", 7)
+
+
+def test_a_deferred_write_out_of_range_faults_before_a_later_statement() -> None:
+    # Writes in a forall wait for the round's end; their index is still checked at the
+    # statement, so the R101 of line 8 comes before the R104 of line 9 (program order).
+    from algspec.diagnostics import RuntimeFault
+    alg = algspec.load_source("""algorithm t
+nodes n
+graph complete
+input node key: scalar ~ uniform()
+state node a: int
+state node b: int
+forall v {
+    a[v + 1] = 1 by max
+    b[v] = n // v
+}
+record
+""")
+    with pytest.raises(RuntimeFault) as err:
+        alg.trace(key=np.arange(4.0))
+    d = err.value.diagnostic
+    assert (d.code, d.span.line) == ("R101", 8)

@@ -416,9 +416,19 @@ class Machine(Env):
         for t, v, idx in zip(s.targets, vals, idxs):
             w = (t, v, idx, mask, rank, s.combiner, s, keys)
             if self.pending is not None and not t.local:
+                self._check_target(t, idx, mask)  # at the statement, not at the round's end
                 self.pending.writes.append(w)
             else:
                 commit(self, *w)
+
+    def _check_target(self, t: ir.Target, idx: list[np.ndarray], mask: np.ndarray) -> None:
+        """R101 for a deferred write's index outside the nodes, in program order: a later
+        statement of the round that faults must not be reported first."""
+        for i in idx:
+            i, m = np.broadcast_arrays(np.asarray(i), mask)
+            bad = ((i < 0) | (i >= self.N)) & m
+            if bad.any():
+                self.fault("R101", f"index out of range writing `{t.name}`", bad, t.span)
 
     # ---------------------------------------------------------------- recording
     def record(self, mask: np.ndarray) -> None:

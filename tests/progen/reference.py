@@ -435,13 +435,15 @@ class Reference:
                 {"+=": cur + value, "-=": cur - value, "*=": cur * value}[s.op])
             return
         writes = []
-        for t, ve in zip(s.targets, s.values):  # every value and index before any write
+        # Every value and index before any write; as in Python (and the interpreter), the
+        # values first, then the targets' indices, which decides which fault comes first.
+        raw = [self.whole(self.decls[t.name], ve) if t.idx is None and
+               self.decls[t.name].loc != "graph" else self.eval(ve, env)
+               for t, ve in zip(s.targets, s.values)]
+        for t, value in zip(s.targets, raw):
             d = self.decls[t.name]
             key = None if t.idx is None else tuple(self.index(x, env) for x in t.idx)
-            if key is None and d.loc != "graph":  # a whole array: a pointwise value
-                value = self.whole(d, ve)
-            else:
-                value = self.eval(ve, env)
+            if key is not None or d.loc == "graph":
                 if s.op != "=" and s.comb == "sum" and self.pending is not None:
                     # fetch-and-add: the increment only; the round adds them to x once
                     value = _check(value if s.op == "+=" else -value)
