@@ -309,6 +309,12 @@ class Reference:
 
     # -------------------------------------------------------------- statements
     def run(self) -> Reference:
+        N = self.N
+        for d in self.p.decls:  # derived inputs exist before the run (the interpreter's order)
+            if d.stage == "input" and d.view is not None:
+                for ix in ([()] if d.loc == "graph" else [(i,) for i in range(N)]
+                           if d.loc == "node" else [(i, j) for i in range(N) for j in range(N)]):
+                    self.at(d, ix)
         try:
             self.block(self.p.body, ChainMap())
         except _Break:  # pragma: no cover - the checker forbids it
