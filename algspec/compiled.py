@@ -248,14 +248,15 @@ def to_probes(traj: Trajectories) -> dict:
 
 def load_source(source: str, path: str = "<string>") -> CompiledAlgorithm:
     """Parse, check and compile `.alg` source; raises `AlgError` with diagnostics."""
-    from algspec.diagnostics import AlgError, Diagnostic
-    from algspec.language.parser import parse
+    from algspec.diagnostics import AlgError, Diagnostic, Span
+    from algspec.language.parser import deepest_ast_span, parse
     from algspec.lowering import lower
     tree = parse(source, path)
     try:
         return CompiledAlgorithm(lower(tree, path), source)
     except RecursionError:
         raise AlgError([Diagnostic(code="E004", message="expression nested too deeply", path=path,
+                                   span=deepest_ast_span(tree) or Span(),
                                    help="split it with `let`")]) from None
 
 

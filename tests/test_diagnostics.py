@@ -24,7 +24,7 @@ CASES: dict[str, tuple[str, int, int, tuple[str, ...]]] = {
     "E001": (H + GX + "x = 1 $ 2\n", 5, 7, ("unexpected character", "'$'")),
     "E002": (H + GX + "x = = 2\n", 5, 5, ("unexpected", "'='")),
     "E003": ("", 1, 1, ("empty file",)),
-    "E004": (H + GX + "x = " + "-" * 5000 + "1\n", 1, 1, ("nested too deeply",)),
+    "E004": (H + GX + "x = " + "-" * 5000 + "1\n", 5, 1, ("nested too deeply",)),
     "E101": (H + GX + "state node x: int = 0\n", 5, 12, ("`x`", "declared twice")),
     "E102": (H + "hint node h: banana\n", 4, 1, ("unknown type", "`banana`")),
     "E103": (H + "hint graph h: mask_one\n", 4, 1, ("mask_one", "node or edge")),

@@ -155,6 +155,7 @@ class ForallStmt(Node):
     vars: list[str]
     guard: Expr | None = None
     body: list[Stmt]
+    var_spans: list[Span] = []  # where each processor variable is named
 
 
 class CallStmt(Node):
@@ -174,6 +175,7 @@ class ProcDef(Node):
     depth: Expr | None = None
     calls: Expr | None = None
     body: list[Stmt]
+    param_spans: list[Span] = []  # where each parameter is named
     origin: str | None = None  # the file it was included from (None: this file)
 
 

@@ -198,7 +198,9 @@ class _ToAst(Transformer):
 
     def proc_def(self, meta, c):
         *names, depth, calls, body = c
-        return ast.ProcDef(name=str(names[0]), params=[str(x) for x in names[1:] if x is not None],
+        params = [x for x in names[1:] if x is not None]
+        return ast.ProcDef(name=str(names[0]), params=[str(x) for x in params],
+                           param_spans=[_span(x) for x in params],
                            depth=depth, calls=calls, body=body, span=_span(meta))
 
     def for_nodes(self, meta, c):
@@ -210,8 +212,9 @@ class _ToAst(Transformer):
 
     def forall_stmt(self, meta, c):
         v1, v2, guard, body = c
-        names = [str(v1)] + ([str(v2)] if v2 is not None else [])
-        return ast.ForallStmt(vars=names, guard=guard, body=body, span=_span(meta))
+        toks = [v1] + ([v2] if v2 is not None else [])
+        return ast.ForallStmt(vars=[str(t) for t in toks], var_spans=[_span(t) for t in toks],
+                              guard=guard, body=body, span=_span(meta))
 
     # ---- declarations and header
     def kwarg(self, meta, c):
@@ -373,13 +376,67 @@ def _parse(source: str, path: str, start: str):
     try:
         return _ToAst().transform(tree)
     except RecursionError:
-        raise _too_deep(path) from None
+        raise _too_deep(path, _deepest_span(tree, _lark_children, _lark_span)) from None
     except lark.exceptions.VisitError as e:
         if isinstance(e.orig_exc, RecursionError):
-            raise _too_deep(path) from None
+            raise _too_deep(path, _deepest_span(tree, _lark_children, _lark_span)) from None
         raise
 
 
-def _too_deep(path: str) -> AlgError:
+def _too_deep(path: str, span: Span | None = None) -> AlgError:
     return AlgError([Diagnostic(code="E004", message="expression nested too deeply", path=path,
-                                help="split it with `let`")])
+                                span=span or Span(), help="split it with `let`")])
+
+
+def _lark_children(x) -> list:
+    return list(x.children) if isinstance(x, lark.Tree) else []
+
+
+def _lark_span(x) -> Span | None:
+    if isinstance(x, Token):
+        return _span(x) if x.line else None
+    if isinstance(x, lark.Tree) and not getattr(x.meta, "empty", True):
+        return _span(x.meta)
+    return None
+
+
+def _ast_children(x) -> list:
+    out = []
+    for name in type(x).model_fields:
+        v = getattr(x, name)
+        for y in v if isinstance(v, list) else [v]:
+            if isinstance(y, ast.Node):
+                out.append(y)
+    return out
+
+
+def _ast_span(x) -> Span | None:
+    sp = getattr(x, "span", None)
+    return sp if sp is not None and sp != Span() else None
+
+
+def _deepest_span(root, children, span_of) -> Span | None:
+    """Where a tree is deepest: the outermost node on the line of its deepest node.
+
+    Iterative (the tree is too deep to recurse over): the start of the statement or
+    declaration whose expression nests too deeply, for E004.
+    """
+    best: tuple[int, list, object] = (-1, [], root)  # depth, first ancestors, leaf
+    stack = [(root, 1, [root])]
+    while stack:
+        node, depth, head = stack.pop()
+        kids = children(node)
+        if not kids and depth > best[0]:
+            best = (depth, head, node)
+        for k in reversed(kids):
+            stack.append((k, depth + 1, head + [k] if depth < 32 else head))
+    spans = [sp for sp in (span_of(x) for x in [*best[1], best[2]]) if sp is not None]
+    if not spans:
+        return None
+    line = spans[-1].line
+    return next(sp for sp in spans if sp.line == line)
+
+
+def deepest_ast_span(program) -> Span | None:
+    """`_deepest_span` over a parsed program (for a nesting the checks cannot recurse over)."""
+    return _deepest_span(program, _ast_children, _ast_span)

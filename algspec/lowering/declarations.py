@@ -18,6 +18,8 @@ from algspec.lowering.scope import (
     implicit_vars,
 )
 
+MAX_CATEGORIES = 4096  # one-hot columns per categorical probe (dm-clrs uses <= 5)
+
 
 class Declarations(Reporter):
     """Declarations -> `ir.DataDecl`s: names first, then definitions (so views may look ahead)."""
@@ -123,6 +125,11 @@ class Declarations(Reporter):
         ctype = ir.CLRS_TYPES[d.type_name]
         if ctype == "categorical" and not d.type_arg:
             self.err("E103", "categorical needs its number of categories: categorical(K)", d.span)
+            return None
+        if ctype == "categorical" and d.type_arg > MAX_CATEGORIES:
+            self.err("E103", f"categorical({d.type_arg}) has too many categories (at most "
+                     f"{MAX_CATEGORIES}): each is one column of its one-hot probe", d.span,
+                     help="a node index is a `pointer`; a number is a `scalar`")
             return None
         if ctype != "categorical" and d.type_arg is not None:
             self.err("E103", f"`{d.type_name}` takes no argument", d.span)

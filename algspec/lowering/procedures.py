@@ -147,10 +147,11 @@ class Procedures(Reporter):
         saved_path = self.path
         scope = Scope()
         seen: set[str] = set()
-        for q, dt in zip(p.params, dtypes):
+        spans = p.param_spans or [p.span] * len(p.params)
+        for q, dt, q_span in zip(p.params, dtypes, spans):
             if q in RESERVED or q in self.decls or q in seen:
                 self.err("E101", f"parameter `{q}` of `{p.name}` is already defined "
-                         "(a built-in, a declared datum or another parameter)", p.span,
+                         "(a built-in, a declared datum or another parameter)", q_span,
                          path=p.origin)
             seen.add(q)
             scope.locals[q] = (dt, frozenset())

@@ -36,6 +36,11 @@ class Statements(Reporter):
                 self.fail("E501", "`record` inside a round: record after the round", s.span)
             return [ir.Record(id=self.new_id(), span=s.span)]
         if isinstance(s, ast.BreakStmt):
+            if scope.in_round:
+                what = "a `forall`" if scope.in_forall else "a round"
+                self.fail("E501", f"`break` inside {what}: its processors cannot leave a loop",
+                          s.span, help="compute a flag in the round and `break` after it: "
+                                       "`if done { break }`")
             if scope.loop_depth == 0:
                 self.fail("E503", "`break` outside a loop", s.span)
             return [ir.Break(id=self.new_id(), span=s.span)]
@@ -105,12 +110,13 @@ class Statements(Reporter):
         return r
 
     def forall(self, s: ast.ForallStmt, scope: Scope) -> ir.Forall:
-        for v in s.vars:
+        spans = s.var_spans or [s.span] * len(s.vars)
+        for v, v_span in zip(s.vars, spans):
             if v in self.decls or v in scope.locals or v in RESERVED:
                 self.fail("E101", f"`{v}` is already defined; pick another processor name",
-                          s.span)
+                          v_span)
         if len(s.vars) == 2 and s.vars[0] == s.vars[1]:
-            self.fail("E101", "the two processor variables must differ", s.span)
+            self.fail("E101", "the two processor variables must differ", spans[-1])
         inner = scope.child(index_vars=list(s.vars), in_forall=True)
         guard = None
         if s.guard is not None:
@@ -195,6 +201,11 @@ class Statements(Reporter):
             return ir.Target(name=lv.name, loc=ir.Loc.GRAPH, local=True, dtype=dt,
                              span=lv.span), False
         d = self.decls.get(lv.name)
+        if d is None and (lv.name in RESERVED or lv.name in scope.index_vars):
+            what = "a processor variable" if lv.name in scope.index_vars else "built in"
+            self.fail("E109", f"`{lv.name}` is {what} and cannot be written", lv.span,
+                      help="declare state to write (`state graph x: int = 0`) or bind a local "
+                           "with `let`")
         if d is None:
             self.unknown_name(lv.name, lv.span,
                               help="declare it (`state graph x: int = 0`) or bind it with `let`")
