@@ -301,7 +301,7 @@ MISTAKES: dict[str, tuple[str, str, int, int]] = {
     "break_in_forall": (H + NA + "while true bound n { forall v { break } }\n", "E501", 5, 33),
     "recursion_without_bound": (H + GX + "proc f(a) { f(a) }\nf(1)\n", "E703", 5, 1),
     "include_missing": (H + GX + 'include "lib/none.alg"\n', "E704", 5, 1),
-    "only_comments": ("# TODO\n# later\n", "E003", 1, 1),
+    "only_comments": ("# a file of comments\n# and nothing else\n", "E003", 1, 1),
     "header_only": ("algorithm t\n", "E002", 1, 12),
     "missing_graph_line": ("algorithm t\nnodes n\nstate graph x: int = 0\n", "E002", 3, 1),
     "string_literal": (H + GX + 'x = "one"\n', "E002", 5, 5),
