@@ -497,9 +497,7 @@ def _reads_element(e: ir.Expr, var: str) -> bool:
 
 
 def _reads_data(e: ir.Expr | None) -> bool:
-    return e is not None and any(isinstance(x, (ir.Read, ir.VarRef, ir.Aggregate, ir.Chain,
-                                                ir.Rand))
-                                 for x in ir.walk_expr(e))
+    return e is not None and ir.reads_state(e)
 
 
 def _forall_reads_data(s: ir.Forall, input_graph: bool = False) -> bool:

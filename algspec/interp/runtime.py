@@ -26,7 +26,7 @@ from algspec.interp.expressions import _binop, _call
 from algspec.interp.memory import small_pages
 from algspec.interp.observe import ActivityObserver, report_loop
 from algspec.interp.recording import Recorder, Trajectories
-from algspec.interp.writes import commit
+from algspec.interp.writes import check_index, commit
 from algspec.interp.writes import fresh as _fresh
 
 __all__ = ["ActivityObserver", "Machine", "Trajectories", "_binop", "_call", "run"]
@@ -424,11 +424,9 @@ class Machine(Env):
     def _check_target(self, t: ir.Target, idx: list[np.ndarray], mask: np.ndarray) -> None:
         """R101 for a deferred write's index outside the nodes, in program order: a later
         statement of the round that faults must not be reported first."""
-        for i in idx:
-            i, m = np.broadcast_arrays(np.asarray(i), mask)
-            bad = ((i < 0) | (i >= self.N)) & m
-            if bad.any():
-                self.fault("R101", f"index out of range writing `{t.name}`", bad, t.span)
+        shape = np.broadcast_shapes(np.shape(mask), *(np.shape(i) for i in idx))
+        pos = np.nonzero(np.broadcast_to(mask, shape))
+        check_index(self, [np.broadcast_to(i, shape)[pos] for i in idx], t, pos[0])
 
     # ---------------------------------------------------------------- recording
     def record(self, mask: np.ndarray) -> None:
