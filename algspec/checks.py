@@ -9,7 +9,10 @@ from algspec import codes, ir
 from algspec.language import ast
 from algspec.lowering import COMBINERS, RESERVED, WHOLE_FUNCS, Lowering, lower
 
-CODES = codes.titles("E")  # code -> title of the check errors; the registry is algspec/codes.py
+# code -> title of the errors of loading a file (parser and checks; E605 is the efficiency
+# analysis's); the registry is algspec/codes.py
+CODES = {k: c.title for k, c in codes.CODES.items()
+         if k.startswith("E") and c.source in ("parser", "checks")}
 Checker = Lowering
 
 

@@ -2,22 +2,33 @@
 
 User mistakes (bad files, bad arguments) print diagnostics or a one-line
 error and exit with 1 (findings) or 2 (usage); they never show a traceback.
+Ctrl-C prints one `interrupted: ...` line (what stopped, what is left, the
+command that resumes or restarts it) and exits with 130.
 """
 
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Self
 
 import typer
 
-from algspec.cli_args import OneLineErrors, check_file, check_out_folder, fail
+from algspec.cli_args import (
+    OneLineErrors,
+    check_file,
+    check_out_folder,
+    fail,
+    interrupted,
+    progress_wanted,
+)
 from algspec.cli_args import parse_params as _parse_params
 from algspec.diagnostics import AlgError, RuntimeFault, render
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  rich_markup_mode=None,
                   cls=OneLineErrors,
                   help="Write a neural algorithmic reasoning task once as a .alg file: lint it, "
                        "compile it into a CLRS sampler, measure its efficiency, train on it.")
@@ -107,7 +118,7 @@ def compile(
     try:
         lengths = [_length_summary(alg, n, samples, seed, params) for n in (16, 64)]
     except RuntimeFault as f:  # first: a fault may also be a ValueError (GeneratorFault)
-        print(f.diagnostic.concise(), file=sys.stderr)
+        print(f.diagnostic.concise_block(), file=sys.stderr)
         raise typer.Exit(1) from None
     except ValueError as e:
         raise fail(str(e)) from None
@@ -124,7 +135,10 @@ def compile(
             "generators": {k: {a: jsonable(b) for a, b in v.items()}  # `p = 2.0 / n` as text
                            for k, v in alg.generator_params(**params).items()},
             "lengths": lengths,
-            "static": {"rounds": str(static.rounds), "capacity": str(static.capacity),
+            # `efficiency --static --json`'s keys and values; the four long names are
+            # deprecated aliases of T, c, eta and epsilon, kept for existing readers.
+            "static": {**static.as_dict(),
+                       "rounds": str(static.rounds), "capacity": str(static.capacity),
                        "node_efficiency": str(static.node_efficiency),
                        "edge_efficiency": str(static.edge_efficiency)},
         }, indent=2))
@@ -156,6 +170,9 @@ def sample(
     out: Annotated[Path, typer.Option(help="Output folder.")] = Path("out/dataset"),
     overwrite: Annotated[bool, typer.Option(help="Replace an existing folder.")] = False,
     param: ParamOpt = None,
+    progress: Annotated[bool, typer.Option(
+        help="Show progress (samples drawn, arrays written) on stderr when it is a terminal."
+    )] = True,
 ) -> None:
     """Write K samples of size N as .npz with a manifest (reproducible byte for byte)."""
     if length < 1 or num < 1:
@@ -170,10 +187,21 @@ def sample(
     except ValueError as e:
         raise fail(str(e)) from None
     from algspec.dataset import export
+    words = ["algspec", "sample", str(file), "--length", str(length), "--num", str(num),
+             "--seed", str(seed), "--out", str(out), *(["--overwrite"] if overwrite else [])]
+    for item in param or []:
+        words += ["--param", item]
     try:
-        path = export(alg, out, length, num, seed, params, overwrite=overwrite)
+        with _SampleProgress(progress_wanted(progress), num, out) as bar:
+            path = export(alg, out, length, num, seed, params, overwrite=overwrite,
+                          progress=bar.update)
+    except KeyboardInterrupt:
+        left = ("the earlier dataset there is untouched" if out.is_dir() and any(out.iterdir())
+                else f"nothing was written to {out}")
+        raise interrupted(f"sampling {num} samples of {alg.name} at n={length} stopped; "
+                          f"{left}; run `{shlex.join(words)}` again to start over") from None
     except RuntimeFault as f:
-        print(f.diagnostic.concise(), file=sys.stderr)
+        print(f.diagnostic.concise_block(), file=sys.stderr)
         raise typer.Exit(1) from None
     except OSError as e:  # an unwritable or odd --out; `export` has removed what it made
         blocker = next((p for p in out.parents if p.exists() and not p.is_dir()), None)
@@ -183,6 +211,38 @@ def sample(
         raise fail(f"out of memory sampling {num} samples at n={length}; try a smaller "
                    "--num or --length", 1) from None
     print(f"wrote {num} samples of {alg.name} at n={length} to {path}")
+
+
+class _SampleProgress:
+    """`algspec sample`'s progress on stderr: a bar over the samples drawn, then one over
+    the arrays compressed into samples.npz (both can take minutes for long hints)."""
+
+    def __init__(self, enabled: bool, num: int, out: Path) -> None:
+        self.enabled, self.num, self.out = enabled, num, out
+        self.bar: Any = None
+        self.stage = ""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+    def update(self, stage: str, done: int, total: int) -> None:
+        """The `algspec.dataset.Progress` callback."""
+        if not self.enabled:
+            return
+        if stage != self.stage:
+            from tqdm import tqdm
+            if self.bar is not None:
+                self.bar.close()
+            desc, unit = (("sampling", "sample") if stage == "sampling"
+                          else (f"writing {self.out}", "array"))
+            self.bar = tqdm(total=total, desc=desc, unit=unit, file=sys.stderr,
+                            dynamic_ncols=True, leave=False)
+            self.stage = stage
+        self.bar.update(done - self.bar.n)
 
 
 def _quickstart_summary(paths: list[Path]) -> None:
@@ -241,15 +301,29 @@ _mount_subcommands()
 
 
 def main() -> None:
+    """The console script: the app, with Ctrl-C, run-time faults and bugs each reported in
+    its own words (a Ctrl-C is never an internal error)."""
+    import signal
+
+    from algspec.cli_args import INTERRUPTED, caused_by_interrupt, generic_interrupt
     try:
-        app()
+        try:
+            app()
+        finally:  # the command has ended: a Ctrl-C while Python shuts JAX down changes nothing
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        sys.exit(130)
+        print(f"interrupted: {generic_interrupt(sys.argv[1:])}", file=sys.stderr)
+        sys.exit(INTERRUPTED)
     except RuntimeFault as f:
-        print(f.diagnostic.concise(), file=sys.stderr)
+        print(f.diagnostic.concise_block(), file=sys.stderr)
+        sys.exit(1)
+    except AlgError as e:  # a file's own mistake found late (a loop bound with no class)
+        print(render(e.diagnostics, "concise"), file=sys.stderr)
         sys.exit(1)
     except Exception as e:  # noqa: BLE001 - an internal error: a bug report, exit 2, as ruff does
+        if caused_by_interrupt(e):
+            print(f"interrupted: {generic_interrupt(sys.argv[1:])}", file=sys.stderr)
+            sys.exit(INTERRUPTED)
         from algspec.internal_error import report
         report(e)
         sys.exit(2)

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import errno
 import json
+import shlex
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
 from typing import Any
 
 import typer
@@ -21,14 +27,34 @@ class OneLineErrors(TyperGroup):
     one line, `error: ... (see 'algspec CMD --help')`, and exit 2, like algspec's own
     argument checks, instead of a usage block and a boxed message."""
 
+    def format_commands(self, ctx, formatter) -> None:
+        """The command list with each command's whole first sentence, wrapped, not cut
+        to the first line's width with '...'."""
+        rows = [(name, cmd.get_short_help_str(limit=10_000))
+                for name in self.list_commands(ctx)
+                if (cmd := self.get_command(ctx, name)) is not None and not cmd.hidden]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
              **extra):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        argv = [str(a) for a in (sys.argv[1:] if args is None else args)]
         try:
-            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-        except click.exceptions.NoArgsIsHelpError as e:  # bare `algspec`: the help, as before
-            click.echo(e.ctx.get_help())
+            with recording_sigint():
+                rv = super().main(args, prog_name, complete_var, standalone_mode=False,
+                                  **extra)
+            if rv == INTERRUPTED and not INTERRUPT.reported:  # typer's silent Exit(130)
+                raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            print(f"interrupted: {generic_interrupt(argv)}", file=sys.stderr)
+            sys.exit(INTERRUPTED)
+        except click.exceptions.NoArgsIsHelpError as e:  # bare `algspec`: the help, once
+            help_text = e.format_message()  # the help, already rendered when the error was made
+            if help_text.strip():  # (a rich help prints itself then; a plain one is returned)
+                click.echo(help_text)
             sys.exit(e.exit_code)
         except click.exceptions.ClickException as e:
             text = " ".join(e.format_message().split())
@@ -49,12 +75,96 @@ class OneLineErrors(TyperGroup):
             print("aborted", file=sys.stderr)
             sys.exit(1)
         except OSError as e:
+            if caused_by_interrupt(e):
+                print(f"interrupted: {generic_interrupt(argv)}", file=sys.stderr)
+                sys.exit(INTERRUPTED)
             if e.errno != errno.EPIPE:  # stdout closed early (`| head`): stop quietly
                 raise
             sys.stderr = click.utils.PacifyFlushWrapper(sys.stderr)
             sys.stdout = click.utils.PacifyFlushWrapper(sys.stdout)
             sys.exit(1)
+        except Exception as e:  # a Ctrl-C that a library wrapped is no internal error
+            if not caused_by_interrupt(e):
+                raise
+            print(f"interrupted: {generic_interrupt(argv)}", file=sys.stderr)
+            sys.exit(INTERRUPTED)
         sys.exit(rv if isinstance(rv, int) else 0)
+
+
+INTERRUPTED = 130  # the shell's exit status for a process stopped by SIGINT
+
+
+class _InterruptState:
+    """Whether SIGINT came during this command, and whether its one line was printed."""
+
+    seen = False
+    reported = False
+
+
+INTERRUPT = _InterruptState()
+
+
+def _record_sigint(signum: int, frame: FrameType | None) -> None:
+    INTERRUPT.seen = True
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def recording_sigint() -> Iterator[None]:
+    """Ctrl-C raises KeyboardInterrupt as usual, and is remembered: a library that turns
+    it into another exception on its way up (pydantic's schema builder raises SchemaError,
+    an import an ImportError) is still told apart from a bug in algspec."""
+    INTERRUPT.seen = INTERRUPT.reported = False
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, _record_sigint)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def caused_by_interrupt(exc: BaseException) -> bool:
+    """True when `exc` is, wraps or followed a Ctrl-C (see `recording_sigint`)."""
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        if isinstance(e, KeyboardInterrupt):
+            return True
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    return INTERRUPT.seen
+
+
+def command_line(argv: list[str]) -> str:
+    """The `algspec ...` command that was run, quoted for a shell."""
+    return shlex.join(["algspec", *argv])
+
+
+def generic_interrupt(argv: list[str]) -> str:
+    """What Ctrl-C stopped, for a command that writes nothing it could leave half done."""
+    name = next((a for a in argv if not a.startswith("-")), "the command")
+    return (f"algspec {name} stopped before it finished; run `{command_line(argv)}` "
+            "again to start over")
+
+
+def interrupted(message: str) -> typer.Exit:
+    """Print the one line a command says when Ctrl-C stops it (what stopped, what is left,
+    how to resume) and return the Exit (status 130) to raise."""
+    print(f"interrupted: {message}", file=sys.stderr, flush=True)
+    INTERRUPT.reported = True
+    return typer.Exit(INTERRUPTED)
+
+
+def progress_wanted(flag: bool = True, stream: Any = None) -> bool:
+    """Progress bars and notes only when asked for and stderr is a terminal (a log file or
+    a pipe gets the results, not a stream of carriage returns)."""
+    stream = sys.stderr if stream is None else stream
+    try:
+        return bool(flag) and stream.isatty()
+    except (AttributeError, ValueError):  # a closed or unusual stream
+        return False
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -99,3 +209,26 @@ def parse_params(items: list[str] | None) -> dict[str, Any]:
         except json.JSONDecodeError:
             out[key.strip()] = value
     return out
+
+
+def split_legacy_processor(items: list[str] | None, processor: str, default: str,
+                           processors: tuple[str, ...]) -> tuple[list[str], str]:
+    """`train FILE -p gat`: `-p` was `--processor` in `train` before it meant `--param` in
+    every command. A `-p` value without `=` that names a processor still selects it, with
+    a one-line note on stderr; everything else stays a generator parameter.
+
+    Returns the remaining `--param` items and the processor. Raises ValueError when the
+    old spelling and `--processor` name two different processors.
+    """
+    params, legacy = [], []
+    for item in items or []:
+        (legacy if "=" not in item and item.strip() in processors else params).append(item)
+    if not legacy:
+        return params, processor
+    chosen = legacy[-1].strip()
+    if len({x.strip() for x in legacy}) > 1 or processor not in (default, chosen):
+        raise ValueError(f"two processors given: {processor!r} and {chosen!r}; "
+                         "name one with --processor")
+    print(f"note: '-p {chosen}' selects the processor as before; write '--processor {chosen}' "
+          "(-p is --param NAME=VALUE in every command)", file=sys.stderr)
+    return params, chosen

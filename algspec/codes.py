@@ -119,6 +119,15 @@ _ALL = [
        "its worst-case trips: `for x in a .. b bound EXPR` (checked at run time, R102)."),
     _c("E604", _E, "checks", "loop without a bound",
        "`while` needs `bound EXPR` (worst-case trips in n and m)."),
+    _c("E605", _E, "efficiency", "size expression without an asymptotic class",
+       "The static efficiency analysis needs the class of every loop bound, `calls` bound and "
+       "node count, as n^a m^b log^c n (log log n)^d (`log2(log2(n))` is log log n, "
+       "`2 ** (k * log2(n) + c)` and `1 << ceil(log2(n))` are n^k). Sizes that grow faster "
+       "than any power of n (`2 ** n`, `n ** log2(n)`), between the powers of log n and of n "
+       "(`2 ** sqrt(log2(n))`), like log log log n, or that cannot be bounded (a divisor that "
+       "may be 0, `n / (n - n)`) have none. The file still runs and samples; `algspec lint`, "
+       "`compile` and `efficiency` report this instead of classes, and "
+       "`static_efficiency()` raises `EfficiencyError` (an `AlgError`) with it."),
     # ---------------------------------------------------------------- procedures
     _c("E701", _E, "checks", "unknown procedure",
        "A call statement `f(...)` names no `proc` of this file or of its includes."),
@@ -154,12 +163,19 @@ _ALL = [
     _c("W201", _W, "efficiency", "node efficiency O(1/n) or worse",
        "Most processors idle in the rounds named; see docs/efficiency.md."),
     _c("W202", _W, "efficiency", "sampling outgrows a declared loop bound",
-       "Measured trip counts grow faster than the bound (or hit it) at small sizes."),
+       "A prediction: lint samples small sizes (n = 4 to 32), and a loop's largest trip count "
+       "grows clearly faster than its bound, counted in the bound's own units (more than one "
+       "trip per unit of bound; trips approaching the bound with an offset, as a heap's "
+       "sift-down under `ceil(log2(n)) + 1`, are not flagged), so that sampling will exceed it "
+       "at the size named. A bound already exceeded while sampling is reported as the fault "
+       "itself, an error (R102, R107, R108)."),
     # ---------------------------------------------------------------- run time
     _c("R101", _E, "runtime", "index or pointer out of range",
        "A read, write, pointer probe or neighbourhood used a node index outside 0..N-1."),
     _c("R102", _E, "runtime", "loop bound exceeded",
-       "A loop ran more iterations than its declared bound (a bound below 0 allows none)."),
+       "A loop ran more iterations than its declared bound (a bound below 0 allows none). "
+       "Lint reports it, as an error with the size, when an input it samples does so: the "
+       "declared bound is wrong and sampling at that size fails."),
     _c("R103", _E, "runtime", "empty aggregation without a default",
        "`min`/`max` over an empty set needs `default`."),
     _c("R104", _E, "runtime", "integer division by zero", "`//` or `%` of ints by 0."),
@@ -173,10 +189,15 @@ _ALL = [
        "the fault is reproducible; choose a larger constant (e.g. `4 * log2(n) + 4`)."),
     _c("R108", _E, "runtime", "recursion bound exceeded",
        "A recursive procedure went deeper than its `depth` or made more invocations than its "
-       "`calls` bound for one outside call."),
+       "`calls` bound for one outside call. Lint reports it, as an error with the size, when "
+       "an input it samples does so, as it reports R102 for loops."),
     _c("R109", _E, "runtime", "float does not fit an int",
        "`int`, `floor` or `ceil` of inf, nan or a float beyond the 64-bit integer range "
        "(e.g. `int(d[v])` of an unreached `inf` distance)."),
+    _c("R110", _E, "runtime", "no hint frame recorded",
+       "A sample of a program with hints ended without reaching a `record`. CLRS trajectories "
+       "start with a frame that models read as the initial hints; record once where every "
+       "run passes. Lint samples small inputs, so it reports this fault too."),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

@@ -115,44 +115,86 @@ class CompiledAlgorithm:
 
     def run(self, inputs: dict[str, np.ndarray], n: int | None = None,
             observer: ActivityObserver | None = None, dtype=np.float32,
-            batch_size: int | None = None) -> Trajectories:
+            batch_size: int | None = None, rand_keys: np.ndarray | None = None) -> Trajectories:
         """Execute on a batch of primary inputs (leading batch axis).
 
-        `batch_size` is only needed when the algorithm has no generated inputs.
+        `batch_size` is only needed when the algorithm has no generated inputs;
+        `rand_keys` (one uint64 per sample) key `rand()` besides the inputs.
         """
         if n is None:
             n = self._infer_n(inputs, batched=True)
-        return run_program(self.ir, inputs, n, observer, dtype, batch_size)
+        return run_program(self.ir, inputs, n, observer, dtype, batch_size, rand_keys)
+
+    @property
+    def uses_rand(self) -> bool:
+        """Whether the body draws `rand()` (then samples carry rand keys)."""
+        return any(isinstance(x, ir.Rand) for s, _ in ir.walk_statements(self.ir.body)
+                   for e in ir.statement_exprs(s) for x in ir.walk_expr(e))
 
     def sample(self, n: int, batch_size: int, seed: np.random.Generator | int | None = None,
                observer: ActivityObserver | None = None, **params: Any) -> Trajectories:
-        """Generate inputs and run them: a batch of trajectories in CLRS encoding."""
-        return self.run(self.generate(n, batch_size, seed, **params), n, observer,
-                        batch_size=batch_size)
+        """Generate inputs and run them: a batch of trajectories in CLRS encoding.
+
+        A program that draws `rand()` gets one rand key per sample, drawn from the
+        same stream after the inputs (so the inputs are those of a program without
+        `rand()`): its draws depend on the seed and the sample's place in the stream,
+        not on its inputs alone. The keys travel in `Trajectories.rand_keys`.
+        """
+        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        inputs = self.generate(n, batch_size, rng, **params)
+        return self.run(inputs, n, observer, batch_size=batch_size,
+                        rand_keys=self.draw_rand_keys(rng, batch_size))
+
+    def draw_rand_keys(self, rng: np.random.Generator, batch_size: int) -> np.ndarray | None:
+        """One rand key per sample from `rng` (None for a program without `rand()`)."""
+        if not self.uses_rand:
+            return None
+        return rng.integers(0, 2 ** 64, size=batch_size, dtype=np.uint64, endpoint=False)
 
     def _infer_n(self, inputs: dict[str, np.ndarray], batched: bool) -> int:
+        """The problem size n that every given node and edge input fits (see `infer_n`)."""
+        from algspec.sizes import infer_n
         lead = 1 if batched else 0
         given_views = [d for d in self.ir.decls if d.stage == ir.Stage.INPUT and
                        d.derived is not None]
+        lengths: dict[str, int] = {}
         for d in self.generated_inputs + given_views:
             if d.name in inputs and d.loc != ir.Loc.GRAPH:
                 shape = np.shape(inputs[d.name])
                 rank = ir.rank(d.loc)
-                if len(shape) != lead + rank:  # say which input, not IndexError or a bad n
+                if len(shape) != lead + rank or (rank == 2 and shape[lead] != shape[lead + 1]):
+                    # say which input, not IndexError or a bad n
                     want = "one entry per node" if rank == 1 else "an n x n array"
                     raise ValueError(f"input `{d.name}` is {d.loc.value} data and needs "
                                      f"{want}{' per sample' if lead else ''}, got shape {shape}")
-                return int(shape[lead])
-        raise ValueError(f"{self.name}: cannot infer n from inputs {sorted(inputs)} (no node or "
-                         "edge data among them); pass the problem size, e.g. n=4")
+                lengths[d.name] = int(shape[lead])
+        if not lengths:
+            raise ValueError(f"{self.name}: cannot infer n from inputs {sorted(inputs)} (no node "
+                             "or edge data among them); pass the problem size, e.g. n=4")
+        return infer_n(self.ir, lengths, self._drawn_count)
 
-    def trace(self, n: int | None = None, **inputs: Any) -> tuple[Any, dict]:
+    def _drawn_count(self, name: str, n: int) -> int | None:
+        """How many entries per axis input `name` may be given at size n besides N: what its
+        generator draws, for an input with `pad` or on edges (padded nodes have no edges);
+        None when only N fits (a node input without `pad`, a derived input)."""
+        d = self.ir.decl(name)
+        if d.generator is None or (d.loc == ir.Loc.NODE and d.pad is None):
+            return None
+        return GENERATORS[d.generator.name].count(n, dict(d.generator.params))
+
+    def trace(self, n: int | None = None, *, rand_key: int | None = None,
+              **inputs: Any) -> tuple[Any, dict]:
         """Run one sample given its primary inputs; return `(output, probes)` like dm-clrs.
 
-        `n` is inferred from the inputs; give it for an algorithm without any. A derived
-        input may be given too (dm-clrs's `s`, `f` for `min(a, b)`, `max(a, b)` of private
-        draws): its values replace its view, and draws nothing else reads may be left out.
+        `n` is inferred from the inputs (`algspec.sizes`); give it for an algorithm without
+        node or edge inputs. A derived input may be given too (dm-clrs's `s`, `f` for
+        `min(a, b)`, `max(a, b)` of private draws): its values replace its view, and draws
+        nothing else reads may be left out. `rand_key` is a sample's rand key (a dataset's
+        `rand_keys[i]`) for a program that draws `rand()`; without it the draws are keyed
+        by the inputs alone. (An input named `rand_key` is passed in `inputs` instead.)
         """
+        if rand_key is not None and "rand_key" in self.primary_inputs:
+            inputs["rand_key"], rand_key = rand_key, None
         views = {d.name for d in self.ir.decls if d.stage == ir.Stage.INPUT and
                  d.derived is not None and not d.implicit}  # may be given: replace the view
         missing = set(self.primary_inputs) - set(inputs) - ir.unread_inputs(self.ir, set(inputs))
@@ -170,7 +212,8 @@ class CompiledAlgorithm:
             raise ValueError(f"{self.name}.trace: n must be an integer problem size, got {n!r}")
         batch = {k: v[None] for k, v in arrays.items()}
         n = int(n)
-        traj = self.run(batch, n, dtype=np.float64, batch_size=1)
+        keys = None if rand_key is None else np.array([int(rand_key)], dtype=np.uint64)
+        traj = self.run(batch, n, dtype=np.float64, batch_size=1, rand_keys=keys)
         return self._output_value(traj), to_probes(traj)
 
     def _class_indices(self, name: str, x: np.ndarray) -> np.ndarray:
@@ -230,7 +273,7 @@ def _as_float_array(name: str, value: Any) -> np.ndarray:
 
 
 def to_probes(traj: Trajectories) -> dict:
-    """Single-sample trajectories as dm-clrs's finalized `ProbesDict`."""
+    """Single-sample trajectories as dm-clrs's finalized `ProbesDict` (shapes kept at n = 1)."""
     probes: dict = {s: {loc: {} for loc in ("node", "edge", "graph")}
                     for s in ("input", "output", "hint")}
     length = int(traj.lengths[0])
@@ -239,9 +282,11 @@ def to_probes(traj: Trajectories) -> dict:
             data = traj.hints[name][:length, 0]
         else:
             src = traj.inputs if stage == "input" else traj.outputs
-            # As `clrs.probing.finalize`: an ndarray, 0-d for graph data (never a numpy
-            # scalar: dm-clrs checks `isinstance(data, np.ndarray)`).
-            data = np.squeeze(np.array(src[name][0]))
+            # An ndarray, 0-d for graph data (never a numpy scalar: dm-clrs checks
+            # `isinstance(data, np.ndarray)`). Unlike `clrs.probing.finalize`, nothing is
+            # squeezed: at n = 1 node data keeps its node axis and edge data both axes,
+            # so a probe's shape depends on its location only, never on n.
+            data = np.array(src[name][0])
         probes[stage][loc][name] = {"data": data, "type_": t}
     return probes
 

@@ -21,7 +21,7 @@ import os
 import shutil
 import tempfile
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -53,6 +53,8 @@ SAMPLES_FILE = "samples.npz"
 MANIFEST_FILE = "manifest.json"
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # the earliest date a zip entry can hold
 _FIELDS = ("spec", "inputs", "outputs", "hints", "lengths")
+# progress(stage, done, total): "sampling" counts samples, "writing" arrays written.
+Progress = Callable[[str, int, int], None]
 
 
 # ------------------------------------------------------------ trajectories
@@ -102,7 +104,16 @@ def concat_trajectories(trajs: list[Any]) -> Any:
         outputs={k: np.concatenate([t.outputs[k] for t in trajs]) for k in first.outputs},
         hints={k: np.concatenate([p[k] for p in padded], axis=1) for k in first.hints},
         lengths=np.concatenate([np.asarray(t.lengths) for t in trajs]),
+        **_concat_rand_keys(trajs),
     )
+
+
+def _concat_rand_keys(trajs: list[Any]) -> dict[str, Any]:
+    """The batches' rand keys joined (`Trajectories.rand_keys`), where they carry them."""
+    keys = [getattr(t, "rand_keys", None) for t in trajs]
+    if not hasattr(trajs[0], "rand_keys"):
+        return {}
+    return {"rand_keys": None if any(k is None for k in keys) else np.concatenate(keys)}
 
 
 def sample_dataset(
@@ -112,10 +123,12 @@ def sample_dataset(
     rng: np.random.Generator | int | None,
     params: Mapping[str, Any] | None = None,
     chunk_size: int = DEFAULT_CHUNK,
+    progress: Progress | None = None,
 ) -> Any:
     """`num_samples` trajectories of size `length`, drawn in batched chunks.
 
     An int `rng` is a seed: the samples come from `streams(seed)[0]`.
+    `progress("sampling", done, num_samples)` is called after each chunk.
     """
     if num_samples < 1:
         raise ValueError(f"num_samples must be >= 1, got {num_samples}")
@@ -123,10 +136,12 @@ def sample_dataset(
         raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
     if not isinstance(rng, np.random.Generator):
         rng = streams(rng)[0]
-    chunks = [
-        alg.sample(length, min(chunk_size, num_samples - start), rng, **dict(params or {}))
-        for start in range(0, num_samples, chunk_size)
-    ]
+    chunks = []
+    for start in range(0, num_samples, chunk_size):
+        chunks.append(
+            alg.sample(length, min(chunk_size, num_samples - start), rng, **dict(params or {})))
+        if progress is not None:  # a long export says how far it got
+            progress("sampling", min(start + chunk_size, num_samples), num_samples)
     return concat_trajectories(chunks)
 
 
@@ -157,14 +172,17 @@ def _jsonable(v: Any) -> Any:
 
 
 # ------------------------------------------------------------------- export
-def _write_npz(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
+def _write_npz(path: Path, arrays: Mapping[str, np.ndarray],
+               progress: Progress | None = None) -> None:
     """An `np.load`-readable .npz whose bytes depend only on the arrays.
 
     `np.savez` stamps each zip entry with the current time; here every entry
     gets a fixed date and permission bits, in sorted name order.
     """
     with zipfile.ZipFile(path, "w") as zf:
-        for name in sorted(arrays):
+        for k, name in enumerate(sorted(arrays)):
+            if progress is not None:  # compressing long hints takes a while too
+                progress("writing", k, len(arrays))
             buf = io.BytesIO()
             np.lib.format.write_array(buf, np.ascontiguousarray(arrays[name]), allow_pickle=False)
             info = zipfile.ZipInfo(f"{name}.npy", date_time=_ZIP_DATE)
@@ -192,14 +210,17 @@ def export(
     *,
     chunk_size: int = DEFAULT_CHUNK,
     overwrite: bool = False,
+    progress: Progress | None = None,
 ) -> Path:
     """Write `num_samples` samples of size `length` to `out_dir`; return its path.
 
     `out_dir` gets `samples.npz` (entries `inputs/<name>`, `outputs/<name>`,
-    `hints/<name>` `[T, B, ...]` zero padded, `lengths`) and `manifest.json`.
+    `hints/<name>` `[T, B, ...]` zero padded, `lengths`, and `rand_keys` for a
+    program that draws `rand()`) and `manifest.json`.
     Everything is written to a temporary sibling directory that is renamed
     into place at the end, so a failure leaves nothing behind.  An existing
-    non-empty `out_dir` is replaced only with `overwrite=True`.
+    non-empty `out_dir` is replaced only with `overwrite=True`. `progress`, if
+    given, hears how far sampling and writing got (see `Progress`).
     """
     out = Path(out_dir)
     if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
@@ -213,12 +234,14 @@ def export(
         raise FileExistsError(f"{out} is the working folder or holds it; name a new folder")
     params = dict(params or {})
     generators = _generators(alg, params)  # fails early on unknown parameters
-    traj = sample_dataset(alg, length, num_samples, int(seed), params, chunk_size)
+    traj = sample_dataset(alg, length, num_samples, int(seed), params, chunk_size, progress)
 
     arrays: dict[str, np.ndarray] = {"lengths": np.asarray(traj.lengths)}
     for group in ("inputs", "outputs", "hints"):
         for name, arr in getattr(traj, group).items():
             arrays[f"{group}/{name}"] = np.asarray(arr)
+    if getattr(traj, "rand_keys", None) is not None:  # replay: trace(rand_key=rand_keys[i])
+        arrays["rand_keys"] = np.asarray(traj.rand_keys, dtype=np.uint64)
 
     made = [d for d in (real.parent, *real.parent.parents) if not d.exists()]
     try:  # missing parents are created, and removed again if anything fails
@@ -228,7 +251,9 @@ def export(
         _remove_empty(made)
         raise
     try:
-        _write_npz(tmp / SAMPLES_FILE, arrays)
+        _write_npz(tmp / SAMPLES_FILE, arrays, progress)
+        if progress is not None:
+            progress("writing", len(arrays), len(arrays))
         from algspec import __version__
 
         manifest = {
@@ -299,6 +324,7 @@ def load_dataset(path: str | os.PathLike[str], verify: bool = True) -> tuple[dic
     groups: dict[str, dict[str, np.ndarray]] = {"inputs": {}, "outputs": {}, "hints": {}}
     with np.load(root / SAMPLES_FILE, allow_pickle=False) as z:
         lengths = z["lengths"]
+        rand_keys = z["rand_keys"] if "rand_keys" in z.files else None
         for key in z.files:
             if "/" in key:
                 group, name = key.split("/", 1)
@@ -312,5 +338,36 @@ def load_dataset(path: str | os.PathLike[str], verify: bool = True) -> tuple[dic
         outputs={k: groups["outputs"][k] for k, v in spec.items() if v[0] == "output"},
         hints={k: groups["hints"][k] for k, v in spec.items() if v[0] == "hint"},
         lengths=lengths,
+        rand_keys=rand_keys,
     )
     return manifest, traj
+
+
+def stored_trace_inputs(alg: Any, stored: Mapping[str, np.ndarray], i: int) -> dict[str, Any]:
+    """Sample i's stored inputs, by the file's names, as `alg.trace` takes them.
+
+    A dataset stores the probes (spec names; no private draws, `pos` computed): the
+    primary inputs are passed as stored, and a derived input in place of the private
+    draws it is defined from (`trace` accepts it instead of its view).
+    """
+    from algspec import ir
+    takes = set(alg.primary_inputs) | {
+        d.name for d in alg.ir.decls
+        if d.stage == ir.Stage.INPUT and d.derived is not None and not d.implicit}
+    return {d.name: np.asarray(stored[d.spec_name])[i] for d in alg.ir.decls
+            if d.name in takes and d.spec_name in stored}
+
+
+def replay(alg: Any, path: str | os.PathLike[str], i: int) -> tuple[Any, dict]:
+    """Re-run sample i of an exported dataset: `alg.trace`'s `(output, probes)`, equal to
+    the stored sample's arrays (at float64: the stored float32 values exactly)."""
+    manifest, traj = load_dataset(path)
+    if manifest["spec_hash"] != spec_hash(alg):
+        raise ValueError(f"{path} was sampled from another version of {manifest['algorithm']} "
+                         "(its spec hash differs)")
+    if not 0 <= i < int(manifest["num_samples"]):
+        raise IndexError(f"{path} holds samples 0..{manifest['num_samples'] - 1}, not {i}")
+    keys = getattr(traj, "rand_keys", None)
+    return alg.trace(n=int(manifest["length"]),
+                     rand_key=None if keys is None else int(keys[i]),
+                     **stored_trace_inputs(alg, traj.inputs, i))

@@ -3,6 +3,11 @@
 Every user-facing problem with a `.alg` file is a `Diagnostic`, so the CLI can
 render all of them the same way (`path:line:col: CODE message`, a full view
 with the source line and a caret, or JSON) and never shows a traceback.
+
+The concise format is one line per diagnostic, `path:line:col: CODE message`,
+followed by an indented `  help: ...` line when the diagnostic has help: the
+first line stays the same for tools that read it (a line that does not start
+with the path is a continuation), and the help, often the fix, is not lost.
 """
 
 from __future__ import annotations
@@ -48,7 +53,16 @@ class Diagnostic(BaseModel):
         return data
 
     def concise(self) -> str:
+        """The identifying line, `path:line:col: CODE message` (no help)."""
         return f"{self.path}:{self.span.line}:{self.span.column}: {self.code} {self.message}"
+
+    def concise_block(self) -> str:
+        """The concise format: the identifying line, then `  help: ...` when there is help."""
+        if not self.help:
+            return self.concise()
+        return self.concise() + "\n" + "\n".join(
+            f"  help: {line}" if k == 0 else f"        {line}"
+            for k, line in enumerate(self.help.split("\n")))
 
     def full(self, source: str | None) -> str:
         lines = [f"{self.severity.value}[{self.code}]: {self.message}",
@@ -74,7 +88,7 @@ class AlgError(Exception):
 
     def __init__(self, diagnostics: list[Diagnostic]):
         self.diagnostics = diagnostics
-        super().__init__("\n".join(d.concise() for d in diagnostics))
+        super().__init__(render(diagnostics, "concise"))
 
 
 class RuntimeFault(Exception):
@@ -84,7 +98,7 @@ class RuntimeFault(Exception):
         self.diagnostic = Diagnostic(code=code, message=f"{message} (sample {sample})", span=span,
                                      path=path)
         self.sample = sample
-        super().__init__(self.diagnostic.concise())
+        super().__init__(self.diagnostic.concise_block())
 
 
 def render(diags: list[Diagnostic], fmt: str, sources: dict[str, str] | None = None) -> str:
@@ -94,4 +108,4 @@ def render(diags: list[Diagnostic], fmt: str, sources: dict[str, str] | None = N
     if fmt == "full":
         sources = sources or {}
         return "\n\n".join(d.full(sources.get(d.path)) for d in diags)
-    return "\n".join(d.concise() for d in diags)
+    return "\n".join(d.concise_block() for d in diags)

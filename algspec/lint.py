@@ -194,13 +194,17 @@ def _lint_source(source: str, path: str, sample: bool) -> list[Diagnostic]:
         return e.diagnostics
     diags = ir_rules(alg.ir)
     from algspec.efficiency.lint_rules import efficiency_lints, sampled_bound_lints
-    diags += efficiency_lints(alg.ir)
+    try:
+        diags += efficiency_lints(alg.ir)
+    except AlgError as e:  # a size with no class (E605): the file still samples
+        diags += e.diagnostics
     if sample:
         try:
             # sizes 4..32, 8 samples (frame and time budgets)
             diags += sampled_bound_lints(alg, time_budget=SAMPLE_TIME_BUDGET)
         except RuntimeFault as f:
-            diags.append(f.diagnostic)
+            if not (f.diagnostic.code == "R110" and any(d.code == "L105" for d in diags)):
+                diags.append(f.diagnostic)  # (no `record` at all is L105's finding already)
     allowed = {path: _allowed(source)}  # `# allow:` comments of the file a finding is in
 
     def allows(d: Diagnostic) -> bool:

@@ -7,8 +7,8 @@ pass needs, so the passes never spell out what `+` or `log2` means themselves:
 - `numpy(*arrays) -> array`      the batched interpreter, elementwise
 - `size(*numbers) -> number`     concrete sizes: node counts, loop bounds at n, m
 - `size_class(*classes)`         worst-case asymptotic class of a size expression
-                                 (on `algspec.efficiency.asymptotic.Asymptotic`;
-                                 raises `NotASize` where the op makes no size)
+                                 (on `algspec.efficiency.size_classes.SizeClass`: bounds on
+                                 the value; raises `NotASize` where it has no class)
 - `text(*operand_texts) -> str`  source-like text for lint/efficiency messages
 
 `pointer` says how the op treats pointer-typed operands (pointers are node
@@ -41,6 +41,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from algspec import libm
 from algspec.ir import DType
 
 NUMERIC = frozenset({DType.INT, DType.FLOAT})
@@ -179,25 +180,36 @@ def _np_mod(a, b):
 
 
 def _np_log2(x):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.log2(x)
+    return libm.log2(x)
 
 
 def _np_sqrt(x):
     with np.errstate(invalid="ignore"):
-        return np.sqrt(x)
+        return np.sqrt(x)  # IEEE 754 rounds sqrt exactly: the same bits on every CPU
+
+
+def _to_int64(x) -> np.ndarray:
+    """Integral values as int64. A float that does not fit (inf, nan, |x| >= 2 ** 63) gives 0:
+    numpy's cast would warn and give a CPU-dependent integer. The interpreter faults such
+    a value on a live lane (R109), so only lanes whose result is discarded see the 0."""
+    x = np.asarray(x)
+    if x.dtype.kind != "f":
+        return x.astype(np.int64)
+    with np.errstate(invalid="ignore"):
+        fits = np.abs(x) < 2.0 ** 63
+    return np.where(fits, x, 0.0).astype(np.int64)
 
 
 def _np_int(x):
-    return np.trunc(x).astype(np.int64)
+    return _to_int64(np.trunc(x))
 
 
 def _np_floor(x):
-    return np.floor(x).astype(np.int64)
+    return _to_int64(np.floor(x))
 
 
 def _np_ceil(x):
-    return np.ceil(x).astype(np.int64)
+    return _to_int64(np.ceil(x))
 
 
 def _np_float(x):
@@ -215,26 +227,54 @@ def _np_rshift(a, b):
     return np.right_shift(a, np.clip(b, 0, MAX_SHIFT))
 
 
+def _int_power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a ** b for int64 arrays and b >= 0 by repeated squaring: exact, wrapping as int64."""
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    out = np.ones(shape, dtype=np.int64)
+    base = np.array(np.broadcast_to(a, shape))
+    e = np.array(np.broadcast_to(b, shape))
+    while True:
+        out = np.where((e & 1) == 1, out * base, out)
+        e = e >> 1
+        if not e.any():
+            return out
+        base = base * base
+
+
 def _np_pow(a, b):
     a, b = np.asarray(a), np.asarray(b)
     if a.dtype.kind in "iub" and b.dtype.kind in "iub":
         a, b = a.astype(np.int64), b.astype(np.int64)
         neg = b < 0
-        out = np.power(a, np.where(neg, 0, b))
+        out = _int_power(a, np.where(neg, 0, b))
         if neg.any():  # an int to a negative power: truncated toward zero, as int(a ** b)
             odd = (np.abs(b) % 2) == 1
             small = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0))
             out = np.where(neg, small, out)
         return out
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return np.power(a.astype(np.float64), b)
+    return libm.pow(a.astype(np.float64), b)
 
 
 def _np_pow2ceil(x):
+    """The smallest power of two >= x by exact exponent arithmetic (no float log2 kernel).
+
+    The exponent is clamped to 0..63 as `<<` clamps its count (int64 wraps at 2 ** 63);
+    nan gives 1, +inf 2 ** 63.
+    """
     x = np.asarray(x)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        e = np.ceil(np.log2(np.maximum(x, 1)))
-    return np.left_shift(np.int64(1), e.astype(np.int64))
+    if x.dtype.kind == "f":
+        big = x > 1.0
+        mant, e = np.frexp(np.where(big & np.isfinite(x), x, 2.0))
+        e = np.where(mant == 0.5, e - 1, e)  # x is 2 ** (e - 1) itself
+        e = np.where(x == np.inf, MAX_SHIFT, e)
+    else:
+        big = x > 1
+        y = np.where(big, x, 2).astype(np.int64) - 1  # bit_length(y) is the exponent
+        _, e = np.frexp(y.astype(np.float64))  # y rounded to float can reach 2 ** bit_length
+        low = np.left_shift(np.uint64(1), (e - 1).astype(np.uint64))
+        e = np.where(low > y.astype(np.uint64), e - 1, e)
+    e = np.where(big, np.clip(e, 0, MAX_SHIFT), 0).astype(np.int64)
+    return np.left_shift(np.int64(1), e)
 
 
 # ------------------------------------------------------------------ size rules
@@ -300,71 +340,89 @@ def _sz_pow2ceil(x):
 
 
 # ------------------------------------------------------------------ class rules
-def _asym():
-    """The asymptotic module, imported late: efficiency imports this module."""
-    from algspec.efficiency import asymptotic
-    return asymptotic
-
-
 def _not_a_size(what: str):
     def rule(*args):
         raise NotASize(f"{what} in a size expression")
     return rule
 
 
+# The class rules take and return `algspec.efficiency.size_classes.SizeClass`: bounds on the
+# value (above, below, negative part, and the class of 2 ** value), so that subtraction,
+# division, powers and shifts stay sound; `SizeClass` holds the arithmetic.
+def _cls_neg(a):
+    return -a
+
+
 def _cls_sub(a, b):
-    return a if not a.is_zero else _asym().zero
+    """a - b: O(a) when b is positive; it may be negative (`abs(0 - n)` is n)."""
+    return a - b
 
 
 def _cls_div(a, b):
-    if b.is_zero:
-        raise NotASize("division by zero in a size expression")
+    """a / b: the divisor needs a lower bound (`n / log2(n)` is n/log n)."""
     return a / b
 
 
+def _cls_floor_div(a, b):
+    return a.floordiv(b)
+
+
+def _cls_mod(a, b):
+    """a % b lies between 0 and b (floor modulo: the divisor's sign)."""
+    return a.mod(b)
+
+
 def _cls_max(*args):
-    out = _asym().zero
-    for a in args:
-        out = out + a
+    out = args[0]
+    for a in args[1:]:
+        out = type(out).maximum(out, a)
     return out
 
 
 def _cls_min(*args):
-    best = args[0]
+    out = args[0]
     for a in args[1:]:
-        if a.is_O(best):
-            best = a
-    return best
+        out = type(out).minimum(out, a)
+    return out
 
 
 def _cls_same(a):
-    return a
+    """floor, ceil, int, float: within 1 of the value, so the same class."""
+    return a.rounded()
+
+
+def _cls_abs(a):
+    return a.abs()
 
 
 def _cls_pow(a, b, values=(None, None)):
-    """a ** b: the exponent must be a known constant (a class cannot say how large it is)."""
-    e = values[1]
-    if e is None:
-        if b.is_zero:
-            return _asym().one
-        raise NotASize("`**` with an exponent that grows")
-    return a ** e if e > 0 else (_asym().one if e == 0 else _asym().zero)
+    """a ** b: a constant exponent gives a power of a's class; a constant base b and an
+    exponent k * log2(n) + c give n^(k log2 b); other growing exponents have no class."""
+    return a ** b
 
 
 def _cls_lshift(a, b, values=(None, None)):
-    """a << c for a constant c is a constant multiple of a."""
-    if values[1] is None:
-        raise NotASize("`<<` by a count that grows")
-    return a
+    """a << c is a * 2 ** c: `1 << ceil(log2(n))` is n."""
+    return a.lshift(b)
+
+
+def _cls_rshift(a, b):
+    """a >> c is floor(a / 2 ** c), at most a."""
+    return a.rshift(b)
 
 
 def _cls_bits(a, b):
-    """a & b, a | b, a ^ b of non-negative sizes are below twice the larger one."""
-    return a + b
+    """a | b, a ^ b of non-negative sizes are below twice the larger one."""
+    return type(a).bits(a, b)
+
+
+def _cls_and(a, b):
+    """a & b of non-negative sizes is at most the smaller one (and may be 0)."""
+    return type(a).bit_and(a, b)
 
 
 def _cls_pow2ceil(a):
-    return a + _asym().one
+    return a.pow2ceil()
 
 
 # ------------------------------------------------------------------ text rules
@@ -393,8 +451,8 @@ def _call(name, arity, type_rule, np_f, size_f, cls_f, pointer, doc) -> Op:
 
 _OPS = [
     # unary
-    Op("-", "unary", 1, _neg_rule, np.negative, operator.neg, lambda a: _asym().zero,
-       _prefix("-"), 90, "never", "negation; in a size it only lowers a sum, so its class is 0"),
+    Op("-", "unary", 1, _neg_rule, np.negative, operator.neg, _cls_neg,
+       _prefix("-"), 90, "never", "negation"),
     Op("not", "unary", 1, _logic("not"), np.logical_not, operator.not_, _not_a_size("`not`"),
        _prefix("not "), 30, "ok", "boolean negation"),
     Op("~", "unary", 1, _int_rule("~"), np.invert, _ints(operator.invert), _not_a_size("`~`"),
@@ -407,9 +465,9 @@ _OPS = [
             "multiplication"),
     _binary("/", _to("/", DType.FLOAT), _np_div, _sz_div, _cls_div, 70, "float",
             "true division, always a float"),
-    _binary("//", _arith("//"), _np_floor_divide, _sz_floor_div, _cls_div, 70, "float",
+    _binary("//", _arith("//"), _np_floor_divide, _sz_floor_div, _cls_floor_div, 70, "float",
             "floor division (int by zero is a run-time fault R104)"),
-    _binary("%", _arith("%"), _np_mod, _sz_mod, lambda a, b: b, 70, "float",
+    _binary("%", _arith("%"), _np_mod, _sz_mod, _cls_mod, 70, "float",
             "floor modulo (sign of the divisor); as a size class, a % b is O(b)"),
     # comparisons
     *[_binary(o, _order_rule(o), f, f2, _not_a_size(f"comparison `{o}`"), 50, "float",
@@ -425,16 +483,17 @@ _OPS = [
             "bitwise or of ints"),
     _binary("^", _int_rule("^"), np.bitwise_xor, _ints(operator.xor), _cls_bits, 54, "never",
             "bitwise exclusive or of ints"),
-    _binary("&", _int_rule("&"), np.bitwise_and, _ints(operator.and_), lambda a, b: _cls_min(a, b),
+    _binary("&", _int_rule("&"), np.bitwise_and, _ints(operator.and_), _cls_and,
             56, "never", "bitwise and of ints; as a size class, the smaller operand"),
     _binary("<<", _int_rule("<<"), _np_lshift, _sz_lshift, _cls_lshift, 58, "never",
             f"left shift of ints; the count is clamped to 0..{MAX_SHIFT} (int64 wraps); as a "
-            "size class the count must be a constant", class_uses_values=True),
-    _binary(">>", _int_rule(">>"), _np_rshift, _sz_rshift, lambda a, b: a, 58, "never",
+            "size class x << c is x * 2 ** c", class_uses_values=True),
+    _binary(">>", _int_rule(">>"), _np_rshift, _sz_rshift, _cls_rshift, 58, "never",
             f"arithmetic right shift of ints; the count is clamped to 0..{MAX_SHIFT}"),
     _binary("**", _arith("**"), _np_pow, _sz_pow, _cls_pow, 95, "never",
             "power; int ** int is an int (with a negative exponent: 1 and -1 give +-1, other "
-            "bases 0); as a size class the exponent must be a constant",
+            "bases 0); as a size class the exponent is a constant, or k * log2(size) + c "
+            "under a constant base (2 ** ceil(log2(n)) is n)",
             assoc="right", class_uses_values=True),
     # logic (the interpreter short-circuits these lane by lane)
     _binary("and", _logic("and"), np.logical_and, lambda a, b: bool(a) and bool(b),
@@ -442,7 +501,7 @@ _OPS = [
     _binary("or", _logic("or"), np.logical_or, lambda a, b: bool(a) or bool(b),
             _not_a_size("`or`"), 10, "ok", "boolean or"),
     # builtins
-    _call("abs", 1, _to("abs", DType.INT, same=True), np.abs, abs, _cls_same, "never",
+    _call("abs", 1, _to("abs", DType.INT, same=True), np.abs, abs, _cls_abs, "never",
           "absolute value"),
     _call("floor", 1, _to("floor", DType.INT), _np_floor, math.floor, _cls_same, "never",
           "round down to an int"),
@@ -460,7 +519,7 @@ _OPS = [
           "the smaller of two numbers; as a class, the one that is O(the other)"),
     _call("max", 2, _min_max_rule("max"), np.maximum, max, _cls_max, "never",
           "the larger of two numbers; as a class, their sum"),
-    _call("atan2", 2, _to("atan2", DType.FLOAT), np.arctan2, math.atan2,
+    _call("atan2", 2, _to("atan2", DType.FLOAT), libm.atan2, math.atan2,
           _not_a_size("`atan2`"), "never",
           "atan2(y, x): the angle of the point (x, y) in radians, as math.atan2 (graham_scan)"),
     _call("pow2ceil", 1, _to("pow2ceil", DType.INT), _np_pow2ceil, _sz_pow2ceil, _cls_pow2ceil,

@@ -183,8 +183,8 @@ L_CASES: list[tuple[str, str, int, int, tuple[str, ...]]] = [
     ("W201", LINT_HEAD + "state graph s: float = 0.0\noutput graph o: scalar\nrecord\n"
      "s = key[0]\no = s\nrecord\n", 1, 1, ("1/n",)),
     ("W202", H + K + "state graph i: int = 0\nhint graph h: scalar\nrecord\n"
-     "while i < n bound 4 * log2(n) + 8 {\n  i = i + 1\n  h = key[0] + float(i)\n  record\n}\n",
-     8, 1, ("4 * log2(n) + 8",)),
+     "while i < n bound 2 * log2(n) + 24 {\n  i = i + 1\n  h = key[0] + float(i)\n  record\n}\n",
+     8, 1, ("2 * log2(n) + 24",)),
 ]
 
 
@@ -242,6 +242,8 @@ R_CASES: list[tuple[str, str, dict, int, tuple[str, ...]]] = [
      {"key": [0.1, 0.2, 0.3], "s": 5.0}, None, ("`f`",)),
     ("R109", H + K + "output node o: scalar = x\nstate node x: int\n"
      "forall v { x[v] = int(1.0 / (key[v] - 0.75)) }\n", {"key": [0.25, 0.75, 0.5]}, 7, ("int",)),
+    ("R110", H + K + S + "hint node h: mask\nif key[0] > s { record }\n",
+     {"key": [0.1, 0.2, 0.3], "s": 0.5}, 7, ("`record`", "frame")),
 ]
 
 
@@ -270,9 +272,36 @@ def test_runtime_fault_through_the_sampler() -> None:
     assert (d.code, d.span.line, d.span.column) == ("R102", 6, 1), d.concise()
 
 
+# ------------------------------------------------------------------ static analysis (E605)
+# Files that load and run, but whose size expressions have no class: `static_efficiency()`
+# raises the diagnostic, and lint reports it.
+A_CASES: list[tuple[str, str, int, int, tuple[str, ...]]] = [
+    ("E605", H + GX + "while x < 3 bound 2 ** n { x += 1 }\n", 5, 19,
+     ("`2 ** n`", "faster than any power of n")),
+    ("E605", "algorithm t\nnodes n + floor(2 ** sqrt(log2(n)))\ngraph complete\n", 2, 17,
+     ("`2 ** sqrt(log2(n))`", "slower than n")),
+]
+
+
+@pytest.mark.parametrize("case", A_CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(A_CASES)])
+def test_analysis_code(case) -> None:
+    code, src, line, col, fragments = case
+    alg = algspec.load_source(src, "a.alg")
+    with pytest.raises(AlgError) as e:
+        alg.static_efficiency()
+    (d,) = e.value.diagnostics
+    assert (d.code, d.path, d.span.line, d.span.column) == (code, "a.alg", line, col), d.concise()
+    for f in fragments:
+        assert f in d.message, (f, d.message)
+    assert d.severity.value == "error"
+    assert [x.concise() for x in lint_source(src, "a.alg", sample=False)
+            if x.code == code] == [d.concise()]
+
+
 # ------------------------------------------------------------------ coverage
 def test_every_registered_code_has_a_triggering_program() -> None:
     covered = {c[0] for c in E_CASES} | {c[0] for c in L_CASES} | {c[0] for c in R_CASES}
+    covered |= {c[0] for c in A_CASES}
     assert set(CODES) - covered == set(), "add a program for each new code"
     assert covered - set(CODES) == set()
 

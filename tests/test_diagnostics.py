@@ -330,6 +330,7 @@ def test_concise_rendering() -> None:
     assert out.splitlines() == [
         "dir/f.alg:5:5: E206 unknown name `y`",
         "dir/f.alg:6:12: E401 processors may write `x` concurrently; say how the writes combine",
+        f"  help: {ds[1].help}",
     ]
     assert str(AlgError(ds)) == out
 

@@ -152,7 +152,8 @@ def embed(decls: str = "", body: str = "") -> str:
     The fragment's own declarations come first (line 4, as the docs' `bad.alg`), then
     the CONTEXT data the fragment reads (closed under the definitions' own reads) and
     the interconnection graph, then the body. A `{ ... }` elision is an empty block
-    (`{ break }` for a loop's, so the loop ends).
+    (`{ break }` for a loop's, so the loop ends). The body records a frame first, as
+    every run of a program with hints must (R110).
     """
     own = {m.group(3) for m in DECL.finditer(decls)}
     need = {"A", "adj"} | (free_names(decls + body) & CONTEXT.keys())
@@ -161,7 +162,7 @@ def embed(decls: str = "", body: str = "") -> str:
         need |= more
     context = "".join(CONTEXT[k] + "\n" for k in CONTEXT if k in need - own)
     body = re.sub(r"^(\s*(?:while|for)\b.*)\{ \.\.\. \}", r"\1{ break }", body, flags=re.MULTILINE)
-    return HEADER + decls + context + body.replace("{ ... }", "{ }")
+    return HEADER + decls + context + "record\n" + body.replace("{ ... }", "{ }")
 
 
 def errors(source: str, path: str = "doc_example.alg") -> list[str]:

@@ -108,9 +108,14 @@ def test_w202_counts_above_the_bound_and_per_sample_m() -> None:
 
 def test_w202_by_sampling() -> None:
     alg = algspec.load_source(WRONG_BOUND.replace("BOUND", "4 * log2(n) + 8"))
-    diags = sampled_bound_lints(alg, sizes=(4, 8, 16, 32), samples=2)
+    # n trips fit 4 log2(n) + 8 up to n = 16 (24): the growth predicts the fault
+    diags = sampled_bound_lints(alg, sizes=(4, 8, 16), samples=2)
     assert [d.code for d in diags] == ["W202"]
     assert diags[0].span.line == 7
+    # at n = 32 (bound 28) sampling faults: the error itself, not the prediction
+    diags = sampled_bound_lints(alg, sizes=(4, 8, 16, 32), samples=2)
+    assert [(d.code, d.severity, d.span.line) for d in diags] == [("R102", Severity.ERROR, 7)]
+    assert "at n = 32" in diags[0].message
     assert sampled_bound_lints(algspec.load_source(WRONG_BOUND.replace("BOUND", "n")),
                                samples=2) == []
 

@@ -385,19 +385,20 @@ def test_report_only_without_runs_is_a_usage_error(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def local_ray():
+def local_ray(ray_cluster: str):
     ray = pytest.importorskip("ray")
     import sys
 
     # Ray pickles functions of importable modules by reference; the workers
     # cannot import this test module, so ship its helpers (FakeTrain) by value.
     ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+    ray.init(address=ray_cluster, include_dashboard=False, log_to_driver=False,
              configure_logging=False)
     yield ray
     ray.shutdown()
 
 
+@pytest.mark.xdist_group("ray")
 def test_ray_real_tiny_run(tmp_path: Path, local_ray) -> None:
     """One real (tiny) run as a Ray task: its files come back whole to the run folder."""
     grid = load_grid(write_grid(tmp_path, tasks=[], processors=["mpnn"], seeds=[0],
@@ -413,6 +414,7 @@ def test_ray_real_tiny_run(tmp_path: Path, local_ray) -> None:
         assert (run.dir / "checkpoint.pkl").is_file() and (run.dir / "metrics.jsonl").is_file()
 
 
+@pytest.mark.xdist_group("ray")
 def test_ray_retries_a_dead_worker_and_reports_a_failed_run(tmp_path: Path, local_ray) -> None:
     import os
 

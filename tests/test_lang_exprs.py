@@ -66,8 +66,17 @@ def test_rand_does_not_depend_on_the_batch():
     _, probes = alg.trace(**{k: v[4] for k, v in inputs.items()})
     traced = probes["hint"]["node"]["r"]["data"]
     np.testing.assert_allclose(traced, whole.hints["r"][:, 4], rtol=1e-6)
-    # the same seed gives the same draws
-    np.testing.assert_array_equal(alg.sample(8, 7, seed=3).hints["r"], whole.hints["r"])
+    # the same seed gives the same draws: the inputs, then one rand key per sample
+    sampled = alg.sample(8, 7, seed=3)
+    np.testing.assert_array_equal(alg.sample(8, 7, seed=3).hints["r"], sampled.hints["r"])
+    rng = np.random.default_rng(3)
+    again = alg.generate(8, 7, rng)
+    keyed = alg.run(again, 8, rand_keys=alg.draw_rand_keys(rng, 7))
+    np.testing.assert_array_equal(keyed.hints["r"], sampled.hints["r"])
+    for lo, hi in ((0, 1), (2, 5)):  # keyed samples, too, draw alike in any batch
+        part = alg.run({k: v[lo:hi] for k, v in again.items()}, 8,
+                       rand_keys=sampled.rand_keys[lo:hi])
+        np.testing.assert_array_equal(part.hints["r"], sampled.hints["r"][:, lo:hi])
 
 
 def test_rand_advances_only_where_the_statement_runs():

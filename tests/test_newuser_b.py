@@ -194,7 +194,9 @@ def test_program_matches_its_reference_and_batches_equal_traces(name: str) -> No
         traj = alg.sample(n, B, seed=n)
         for b in range(B):
             inputs = {k: np.asarray(v[b], np.float64) for k, v in traj.inputs.items()}
-            out, probes = alg.trace(n=n, **{k: v for k, v in inputs.items() if k in given})
+            key = None if traj.rand_keys is None else int(traj.rand_keys[b])
+            out, probes = alg.trace(n=n, rand_key=key,
+                                    **{k: v for k, v in inputs.items() if k in given})
             out = out if isinstance(out, dict) else {next(iter(traj.outputs)): out}
             batch = {k: np.asarray(v[b], np.float64) for k, v in traj.outputs.items()}
             for k, v in batch.items():  # batched == per sample
@@ -487,9 +489,11 @@ def test_feedback_batches_equal_per_sample_traces(name: str) -> None:
         sampler = alg.sampler(length=n, num_samples=-1, seed=n)
         for B in (1, 2, n, n + 1, 7):
             fb = sampler.next(B)
+            keys = sampler.last_rand_keys
             inputs = {d.name: np.asarray(d.data) for d in fb.features.inputs}
             for b in range(B):
-                out, _ = alg.trace(n=n, **{k: v[b] for k, v in inputs.items() if k in given})
+                out, _ = alg.trace(n=n, rand_key=None if keys is None else int(keys[b]),
+                                   **{k: v[b] for k, v in inputs.items() if k in given})
                 out = out if isinstance(out, dict) else {fb.outputs[0].name: out}
                 for d in fb.outputs:
                     np.testing.assert_allclose(np.asarray(out[d.name], np.float64),

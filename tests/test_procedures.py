@@ -132,6 +132,11 @@ def test_recursion_matches_python_recursion_frame_for_frame(n: int) -> None:
     key = np.random.default_rng(n).random((8, n))
     key[0] = np.sort(key[0])  # the worst case: n deep
     key[1] = 0.5              # ties everywhere: also n deep
+    if n == 1:  # one item: no call partitions, so no frame is recorded (R110)
+        with pytest.raises(RuntimeFault) as e:
+            alg.run({"key": key}, n, dtype=np.float64)
+        assert e.value.diagnostic.code == "R110" and qsort_reference(key[0])[1] == []
+        return
     tr = alg.run({"key": key}, n, dtype=np.float64)
     for b in range(key.shape[0]):
         out, frames = qsort_reference(key[b])

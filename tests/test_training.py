@@ -149,7 +149,7 @@ def test_eval_cli_at_another_size(cli_run: Path) -> None:
     assert res["size"] == 12 and 0.0 <= res["score"] <= 1.0
     assert (cli_run / "eval_n12_s16.json").is_file()
     r = CliRunner().invoke(cli(), ["eval", str(cli_run.parent / "nothing")])
-    assert r.exit_code == 2 and "checkpoint" in r.stderr
+    assert r.exit_code == 2 and "no such run folder" in r.stderr
 
 
 def test_same_seed_same_numbers_on_cpu(tmp_path: Path) -> None:

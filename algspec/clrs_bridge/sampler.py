@@ -83,6 +83,8 @@ def _take(traj: TrajectoriesLike, idx: np.ndarray) -> TrajectoriesLike:
         outputs={k: v[idx] for k, v in traj.outputs.items()},
         hints={k: v[:, idx] for k, v in traj.hints.items()},
         lengths=np.asarray(traj.lengths)[idx],
+        **({"rand_keys": None if traj.rand_keys is None else traj.rand_keys[idx]}
+           if hasattr(traj, "rand_keys") else {}),
     )
 
 
@@ -94,6 +96,10 @@ class AlgspecSampler(clrs.Sampler):
     truncate_decimals=, length=, **params)`, where `algorithm` is the compiled
     algorithm or the runner `register` put in `clrs`'s algorithm namespace, and
     `params` are generator parameter overrides passed on to `alg.sample`.
+
+    `last_rand_keys` holds the rand keys of the samples of the last `next()` batch
+    (None for a program without `rand()`): a Feedback cannot carry them, and
+    `alg.trace(..., rand_key=sampler.last_rand_keys[b])` replays sample b.
     """
 
     CAN_TRUNCATE_INPUT_DATA = True
@@ -145,6 +151,7 @@ class AlgspecSampler(clrs.Sampler):
         # Independent streams: data, batch indices, max-steps probe.  The data
         # stream does not depend on how many samples the probe used.
         self._data_rng, self._rng, self._probe_rng = streams(seed)
+        self.last_rand_keys: np.ndarray | None = None
         # `clrs.Sampler` attribute names, for code that reads them.
         self._inputs = self._outputs = self._hints = self._lengths = None
 
@@ -182,7 +189,9 @@ class AlgspecSampler(clrs.Sampler):
             k: np.trunc(v * scale) / scale if np.issubdtype(np.asarray(v).dtype, np.floating) else v
             for k, v in inputs.items()
         }
-        return self._alg.run(inputs, self._length)
+        keys = getattr(self._alg, "draw_rand_keys", lambda _r, _b: None)(rng, size)
+        return self._alg.run(inputs, self._length, rand_keys=keys) if keys is not None else \
+            self._alg.run(inputs, self._length)
 
     def _initial_max_steps(self, max_steps: int | None, probe_samples: int) -> int:
         if max_steps is not None:
@@ -218,13 +227,16 @@ class AlgspecSampler(clrs.Sampler):
         if not batch_size:
             if self._data is None:
                 raise ValueError("batch_size is required when sampling on the fly")
+            self.last_rand_keys = getattr(self._data, "rand_keys", None)
             return to_feedback(self._data)
         if self._data is not None:
             if batch_size > self._num_samples:
                 raise ValueError(f"Batch size {batch_size} > dataset size {self._num_samples}.")
             idx = self._rng.choice(self._num_samples, size=batch_size, replace=True)
             with small_pages():
-                return to_feedback(_take(self._data, idx))
+                batch = _take(self._data, idx)
+                self.last_rand_keys = getattr(batch, "rand_keys", None)
+                return to_feedback(batch)
         traj = concat_trajectories([
             self._batch(min(self._chunk_size, batch_size - start))
             for start in range(0, batch_size, self._chunk_size)
@@ -235,4 +247,5 @@ class AlgspecSampler(clrs.Sampler):
                 log.warning("Increasing hint length from %i to %i", self.max_steps, steps)
                 self.max_steps = steps
             traj = replace_fields(traj, hints=pad_hints(traj.hints, self.max_steps))
+        self.last_rand_keys = getattr(traj, "rand_keys", None)
         return to_feedback(traj)

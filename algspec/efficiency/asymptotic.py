@@ -1,7 +1,7 @@
 """A small algebra of worst-case asymptotic classes in n, m and log n.
 
-A class is a quotient of two *sums of terms* ``n^a m^b log^c n`` with the
-constants dropped. Only the dominant terms of a sum are kept: a term is
+A class is a quotient of two *sums of terms* ``n^a m^b log^c n (log log n)^d``
+with the constants dropped. Only the dominant terms of a sum are kept: a term is
 dropped when another term is at least as large for every large n and every
 m with n <= m <= n^2 (the interconnection graph's edges, self-loops
 included), so `n + m` is `m`, `n(n+m)` is `nm`, `n/m + 1` is `1`, while
@@ -34,39 +34,46 @@ def _frac(x: Number) -> Fraction:
 
 @dataclass(frozen=True, order=True)
 class Term:
-    """One monomial n^n m^m (log n)^log; exponents may be negative or fractional."""
+    """One monomial n^n m^m (log n)^log (log log n)^loglog; exponents may be negative or
+    fractional."""
 
     n: Fraction = Fraction(0)
     m: Fraction = Fraction(0)
     log: Fraction = Fraction(0)
+    loglog: Fraction = Fraction(0)
 
     def __mul__(self, o: Term) -> Term:
-        return Term(self.n + o.n, self.m + o.m, self.log + o.log)
+        return Term(self.n + o.n, self.m + o.m, self.log + o.log, self.loglog + o.loglog)
 
     def __truediv__(self, o: Term) -> Term:
-        return Term(self.n - o.n, self.m - o.m, self.log - o.log)
+        return Term(self.n - o.n, self.m - o.m, self.log - o.log, self.loglog - o.loglog)
 
     def __pow__(self, p: Number) -> Term:
         p = _frac(p)
-        return Term(self.n * p, self.m * p, self.log * p)
+        return Term(self.n * p, self.m * p, self.log * p, self.loglog * p)
 
     def is_one(self) -> bool:
-        return self.n == 0 and self.m == 0 and self.log == 0
+        return self.n == 0 and self.m == 0 and self.log == 0 and self.loglog == 0
+
+    def growth(self, t: int) -> tuple[Fraction, Fraction, Fraction]:
+        """(power of n, power of log n, power of log log n) at m = n^t: compared
+        lexicographically, the larger triple is the larger term for large n."""
+        return (self.n + self.m * t, self.log, self.loglog)
 
     def dominated_by(self, o: Term) -> bool:
         """self = O(o) for all large n and every m with n <= m <= n^2.
 
         The interconnection graph has n <= m <= n^2 (self-loops included), so
-        with m = n^t, t in [1, 2], a term is n^(a + b t) log^c n. The exponent
-        is linear in t: self is dominated when it is no larger at both ends
-        t = 1 and t = 2, the log exponent deciding where the powers tie (a
-        polynomial factor beats any power of log n).
+        with m = n^t, t in [1, 2], a term is n^(a + b t) log^c n (log log n)^d. The
+        exponent is linear in t: self is dominated when it is no larger at both ends
+        t = 1 and t = 2, the log exponent deciding where the powers tie (a polynomial
+        factor beats any power of log n), then the log log exponent.
         """
-        for t in (1, 2):
-            a, b = self.n + self.m * t, o.n + o.m * t
-            if a > b or (a == b and self.log > o.log):
-                return False
-        return True
+        return all(self.growth(t) <= o.growth(t) for t in (1, 2))
+
+    def strictly_dominated_by(self, o: Term) -> bool:
+        """self = o(o): smaller by a growing factor for every m with n <= m <= n^2."""
+        return all(self.growth(t) < o.growth(t) for t in (1, 2))
 
     def value(self, n: float, m: float | None) -> float:
         out = float(n) ** float(self.n)
@@ -76,10 +83,13 @@ class Term:
             out *= float(m) ** float(self.m)
         if self.log:  # log n counts at least 1, so classes stay positive at n = 1
             out *= max(math.log2(n), 1.0) ** float(self.log)
+        if self.loglog:  # and so does log log n
+            out *= max(math.log2(max(math.log2(n), 1.0)), 1.0) ** float(self.loglog)
         return out
 
     def gcd(self, o: Term) -> Term:
-        return Term(min(self.n, o.n), min(self.m, o.m), min(self.log, o.log))
+        return Term(min(self.n, o.n), min(self.m, o.m), min(self.log, o.log),
+                    min(self.loglog, o.loglog))
 
 
 ONE_TERM = Term()
@@ -102,6 +112,16 @@ def _mul(a: frozenset[Term], b: frozenset[Term]) -> frozenset[Term]:
 def _dominated(a: frozenset[Term], b: frozenset[Term]) -> bool:
     """Every term of a is O(some term of b): the sum a = O(sum b)."""
     return all(any(t.dominated_by(o) for o in b) for t in a)
+
+
+def _strictly_dominated(a: frozenset[Term], b: frozenset[Term]) -> bool:
+    """Every term of a is o(some one term of b): the sum a = o(sum b) (conservatively)."""
+    return all(any(t.strictly_dominated_by(o) for o in b) for t in a)
+
+
+def _top(terms: frozenset[Term], t: int) -> tuple[Fraction, Fraction, Fraction]:
+    """The growth triple of the largest term of a sum at m = n^t."""
+    return max(x.growth(t) for x in terms)
 
 
 def _content(a: frozenset[Term]) -> Term:
@@ -132,8 +152,8 @@ class Asymptotic:
 
     # ------------------------------------------------------------ constructors
     @staticmethod
-    def term(n: Number = 0, m: Number = 0, log: Number = 0) -> Asymptotic:
-        return Asymptotic([Term(_frac(n), _frac(m), _frac(log))])
+    def term(n: Number = 0, m: Number = 0, log: Number = 0, loglog: Number = 0) -> Asymptotic:
+        return Asymptotic([Term(_frac(n), _frac(m), _frac(log), _frac(loglog))])
 
     @staticmethod
     def const(value: Number = 1) -> Asymptotic:
@@ -156,6 +176,23 @@ class Asymptotic:
     def is_O(self, other: Asymptotic) -> bool:
         """self = O(other) for all large n and m."""
         return _dominated(_mul(self.num, other.den), _mul(other.num, self.den))
+
+    def is_o(self, other: Asymptotic) -> bool:
+        """self = o(other): smaller by a growing factor for all large n and every m.
+
+        Conservative where sums trade places as m varies (then False).
+        """
+        if self.is_zero:
+            return not other.is_zero
+        return _strictly_dominated(_mul(self.num, other.den), _mul(other.num, self.den))
+
+    def growth(self, t: int) -> tuple[Fraction, Fraction, Fraction]:
+        """(power of n, of log n, of log log n) of the class at m = n^t (compare
+        lexicographically with (0, 0, 0): positive grows, negative tends to 0)."""
+        if self.is_zero:
+            raise ValueError("the zero class has no growth")
+        a, b = _top(self.num, t), _top(self.den, t)
+        return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
 
     def at_most(self, cap: Asymptotic) -> Asymptotic:
         """min(self, cap) as a class: self when it is O(cap), else cap.
@@ -213,13 +250,27 @@ class Asymptotic:
         den = [t ** abs(p) for t in self.den]
         return Asymptotic(num, den) if p >= 0 else Asymptotic(den, num)
 
-    def log(self) -> Asymptotic:
-        """log of the class: log n if it grows polynomially (log m ~ log n as m <= n^2), else 1."""
-        grows = any(t.n > 0 or t.m > 0 for t in self.num) or \
-            any(t.n < 0 or t.m < 0 for t in self.den)
-        if grows:
+    def log(self, lower: bool = False) -> Asymptotic:
+        """The class of log(x) for x in this class, as an upper bound (or, with `lower`, a
+        lower bound over every m): log n where x grows like a power of n (log m ~ log n as
+        m <= n^2), log log n where it grows like a power of log n, 1 where it is bounded
+        and 0 where it tends to 0 (its logarithm is negative). A class that grows like a
+        power of log log n has log log log n, which no class holds: a `ValueError`.
+        """
+        if self.is_zero:
+            return self
+        pick = min if lower else max
+        g = pick(self.growth(1), self.growth(2))
+        if g[0] > 0:
             return Asymptotic([Term(log=Fraction(1))])
-        return Asymptotic.const(1)
+        if g[0] == 0 and g[1] > 0:
+            return Asymptotic([Term(loglog=Fraction(1))])
+        if g[0] == 0 and g[1] == 0 and g[2] > 0:
+            if lower:  # it grows, so its log is at least a constant
+                return Asymptotic.const(1)
+            raise ValueError(f"the log of {self} is log log log n, which no class n^a m^b "
+                             "log^c n (log log n)^d holds")
+        return Asymptotic.const(1) if g == (0, 0, 0) else zero_class()
 
     # ------------------------------------------------------------ values
     def evaluate(self, n: float, m: float | None = None) -> float:
@@ -263,6 +314,11 @@ class Asymptotic:
         return str(self)
 
 
+def zero_class() -> Asymptotic:
+    """The class 0 (a function; `zero` below is the same class)."""
+    return Asymptotic.const(0)
+
+
 def _check_size(what: str, x: object) -> None:
     ok = isinstance(x, (int, float, Fraction)) or hasattr(x, "__float__")
     if isinstance(x, bool) or not ok or not math.isfinite(float(x)) or float(x) < 1:
@@ -298,6 +354,16 @@ def _exp(x: Fraction) -> str:
     return str(x.numerator) if x.denominator == 1 else f"({x.numerator}/{x.denominator})"
 
 
+def _fmt_logs(log: Fraction, loglog: Fraction) -> str:
+    """`log n`, `log^2 n`, `log log n`, `(log log n)^2`, `log n log log n`; '' for none."""
+    parts = []
+    if log:
+        parts.append("log n" if log == 1 else f"log^{_exp(log)} n")
+    if loglog:
+        parts.append("log log n" if loglog == 1 else f"(log log n)^{_exp(loglog)}")
+    return " ".join(parts)
+
+
 def _fmt_pos(t: Term) -> str:
     """Print a term with non-negative exponents: `n^2 m log n`; `1` for the unit term."""
     parts: list[str] = []
@@ -309,16 +375,17 @@ def _fmt_pos(t: Term) -> str:
     out = ""
     for p in parts:
         out += ("" if not out or not out[-1].isdigit() and not out.endswith(")") else " ") + p
-    if t.log:
-        lg = "log n" if t.log == 1 else f"log^{_exp(t.log)} n"
+    lg = _fmt_logs(t.log, t.loglog)
+    if lg:
         out = f"{out} {lg}" if out else lg
     return out or "1"
 
 
 def _split(t: Term) -> tuple[Term, Term]:
     """A term as (numerator part, denominator part), both with non-negative exponents."""
-    pos = Term(max(t.n, Fraction(0)), max(t.m, Fraction(0)), max(t.log, Fraction(0)))
-    neg = Term(max(-t.n, Fraction(0)), max(-t.m, Fraction(0)), max(-t.log, Fraction(0)))
+    z = Fraction(0)
+    pos = Term(max(t.n, z), max(t.m, z), max(t.log, z), max(t.loglog, z))
+    neg = Term(max(-t.n, z), max(-t.m, z), max(-t.log, z), max(-t.loglog, z))
     return pos, neg
 
 
@@ -327,13 +394,13 @@ def _fmt_term(t: Term) -> str:
     if neg.is_one():
         return _fmt_pos(pos)
     d = _fmt_pos(neg)
-    if sum(1 for e in (neg.n, neg.m, neg.log) if e) > 1:
+    if sum(1 for e in (neg.n, neg.m, neg.log, neg.loglog) if e) > 1:
         d = f"({d})"
     return f"{_fmt_pos(pos)}/{d}"
 
 
 def _order(t: Term) -> tuple:
-    return (-t.n, -t.m, -t.log)
+    return (-t.n, -t.m, -t.log, -t.loglog)
 
 
 def _fmt_sum(terms: frozenset[Term], top: bool = False) -> str:
@@ -342,13 +409,12 @@ def _fmt_sum(terms: frozenset[Term], top: bool = False) -> str:
         return _fmt_term(ts[0])
     g = _content(frozenset(ts))
     sep = " + " if top else "+"
-    if not g.is_one() and g.n >= 0 and g.m >= 0 and g.log >= 0:
+    if not g.is_one() and g.n >= 0 and g.m >= 0 and g.log >= 0 and g.loglog >= 0:
         inner = "+".join(_fmt_term(t / g) for t in ts)
-        head = _fmt_pos(Term(g.n, g.m, Fraction(0)))
+        head = _fmt_pos(Term(g.n, g.m))
         out = f"({inner})" if head == "1" else f"{head}({inner})"
-        if g.log:
-            out += " " + ("log n" if g.log == 1 else f"log^{_exp(g.log)} n")
-        return out
+        lg = _fmt_logs(g.log, g.loglog)
+        return f"{out} {lg}" if lg else out
     return sep.join(_fmt_term(t) for t in ts)
 
 
@@ -388,7 +454,7 @@ class Share(Asymptotic):
 class _Parser:
     """Recursive descent over `sum := prod ('+' prod)*`, `prod := pow (('*'|'/'|juxt) pow)*`."""
 
-    _TOKEN = re.compile(r"\s*(log\^\d+|log|\d+(?:\.\d+)?|[nm()+*/^-])")
+    _TOKEN = re.compile(r"\s*(log\^(?:\d+|\(\d+/\d+\))|log|\d+(?:\.\d+)?|[nm()+*/^-])")
 
     def __init__(self, text: str):
         self.text = text
@@ -464,10 +530,15 @@ class _Parser:
         if t == "m":
             return Asymptotic.term(m=1)
         if t.startswith("log"):
-            p = int(t[4:]) if "^" in t else 1
+            p = Fraction(t[4:].strip("()")) if "^" in t else 1
+            if t == "log" and self.peek() == "log":  # `log log n`
+                self.take()
+                p, which = 1, "loglog"
+            else:
+                which = "log"
             if self.take() != "n":
-                raise ValueError(f"only `log n` is supported in {self.text!r}")
-            return Asymptotic.term(log=p)
+                raise ValueError(f"only `log n` and `log log n` are supported in {self.text!r}")
+            return Asymptotic.term(**{which: p})
         if t == "(":
             out = self.sum()
             if self.take() != ")":

@@ -45,9 +45,11 @@ def print_static(alg_or_program, file=None) -> str:
 
 
 def efficiency_command(
-    files: Annotated[list[Path], typer.Argument(help=".alg files to analyse.")],
+    files: Annotated[list[Path], typer.Argument(
+        help=".alg files or folders (every *.alg file under a folder, sorted).")],
     sizes: Annotated[str, typer.Option(
-        help="Comma-separated problem sizes n to sample at.")] = "8,16,32,64",
+        help="Comma-separated problem sizes n to sample at (at least two); ignored with "
+             "--static, whose classes need no sizes.")] = "8,16,32,64",
     samples: Annotated[int, typer.Option(help="Samples per size.")] = 8,
     seed: Annotated[int, typer.Option(help="Random seed of the inputs.", min=0)] = 0,
     plot: Annotated[Path | None, typer.Option(
@@ -68,7 +70,7 @@ def efficiency_command(
 ) -> None:
     """Static efficiency classes (c, eta, epsilon) beside measured figures and fitted exponents."""
     try:
-        size_list = parse_sizes(sizes)
+        size_list = [] if static_only else parse_sizes(sizes)
         params = _params(param)
     except ValueError as e:
         raise _fail(str(e)) from None
@@ -76,28 +78,61 @@ def efficiency_command(
         raise _fail(f"--samples must be at least 1, got {samples}")
     if not files:
         raise _fail("no .alg files given")
-    files = list(dict.fromkeys(files))  # a file named twice is analysed once
-    for f in files:
-        if f.is_dir():
-            raise _fail(f"{f} is a folder, not a .alg file")
-        if not f.is_file():
-            raise _fail(f"{f}: no such file")
+    files = expand_paths(files)
     if plot is not None:
         check_plot_path(plot, static_only)
-    from algspec.diagnostics import AlgError, RuntimeFault
+    from algspec.diagnostics import AlgError, RuntimeFault, render
     try:
         _run(files, size_list, samples, seed, plot, as_json, table, static_only, params,
              worst_case)
-    except AlgError as e:  # the file's own mistakes: one diagnostic per line, as lint prints
-        print("\n".join(d.concise() for d in e.diagnostics), file=sys.stderr)
+    except AlgError as e:  # the file's own mistakes, in lint's concise format
+        print(render(e.diagnostics, "concise"), file=sys.stderr)
         raise typer.Exit(1) from None
     except RuntimeFault as e:  # a sampled input broke a bound or a type
-        print(e.diagnostic.concise(), file=sys.stderr)
+        print(e.diagnostic.concise_block(), file=sys.stderr)
         raise typer.Exit(1) from None
     except ValueError as e:  # a generator parameter the file's generators reject
         raise _fail(str(e)) from None
     except OSError as e:  # writing --plot failed after the checks (the save left no file)
         raise _fail(f"cannot write {plot}: {e.strerror or e}") from None
+
+
+def expand_paths(paths: list[Path]) -> list[Path]:
+    """The files to analyse, as `algspec lint` reads its arguments: a folder stands for every
+    *.alg file under it, sorted; a file named twice (or via its folder) counts once.
+
+    Libraries of procedures found in a folder are skipped with a note on stderr (they have
+    no classes of their own; a library named by itself is an error, E706).
+    """
+    from algspec.diagnostics import AlgError
+    from algspec.language.parser import is_library
+    from algspec.source_file import read_source
+
+    files: list[Path] = []
+    skipped: list[Path] = []
+    for p in paths:
+        if p.is_dir():
+            found = sorted(p.rglob("*.alg"))
+            if not found:
+                raise _fail(f"no .alg files in folder {p}")
+            for f in found:
+                try:
+                    library = is_library(read_source(f))
+                except (OSError, AlgError):  # unreadable or not UTF-8: loading reports it
+                    library = False
+                (skipped if library else files).append(f)
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise _fail(f"no such file or folder: {p}")
+    files = list(dict.fromkeys(files))
+    if skipped:
+        print(f"skipped {len(skipped)} librar{'y' if len(skipped) == 1 else 'ies'} of "
+              f"procedures (included by other files): {', '.join(map(str, skipped))}",
+              file=sys.stderr)
+    if not files:
+        raise _fail("no algorithms among the files given")
+    return files
 
 
 def check_plot_path(plot: Path, static_only: bool = False) -> None:
@@ -176,4 +211,5 @@ def register(app: typer.Typer) -> None:
     app.command("efficiency")(efficiency_command)
 
 
-__all__ = ["check_plot_path", "efficiency_command", "parse_sizes", "print_static", "register"]
+__all__ = ["check_plot_path", "efficiency_command", "expand_paths", "parse_sizes",
+           "print_static", "register"]

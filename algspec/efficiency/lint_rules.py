@@ -5,12 +5,18 @@ the loops whose rounds dominate T while keeping O(1) nodes busy.
 
 W202 needs samples: the interpreter faults (R102) when a loop exceeds its
 declared bound, but only once the bound is actually hit. A wrong bound is
-visible earlier in the *growth* of the trip counts: sample at a few small sizes,
-fit the exponent of the largest trip count per execution and compare it with
-the bound's exponent between the same sizes (the bound evaluated exactly, so
-`ceil(log2(n))` is compared at the sizes measured). A loop whose trips grow
-faster than its bound by more than the tolerance is flagged, with the size at
-which the two curves cross, i.e. where sampling will start to fault.
+visible earlier in the *growth* of the trip counts, compared with the bound in
+the bound's own units: at a few small sizes, the largest trip count per
+execution c against the bound's exact value b (so `ceil(log2(n)) + 1` is
+compared at the sizes measured). Trips that approach their bound from below
+with an offset (c = b - 1, a heap's sift-down under `ceil(log2(n)) + 1`) grow
+one trip per unit of bound, however steep their log-log slope at small n; a
+bound that is too small (n trips against `6 * sqrt(n)`) is outgrown by more
+than one trip per unit. A loop is flagged when the trips per unit of bound
+clearly exceed 1 between the two largest sizes and over all of them, and when
+the crossing, extrapolated as a power of the bound, is near: that is where
+sampling will start to fault. A bound already exceeded while sampling is that
+fault itself, an error (R102, R107, R108), not a prediction.
 """
 
 from __future__ import annotations
@@ -22,12 +28,23 @@ import numpy as np
 from algspec import ir, ops
 from algspec.diagnostics import Diagnostic, RuntimeFault, Severity, Span
 from algspec.efficiency.asymptotic import Asymptotic, fit_slope, n, one
-from algspec.efficiency.measured import TOLERANCE, max_trips
+from algspec.efficiency.measured import max_trips
 from algspec.efficiency.static import StaticEfficiency, analyse, eval_size
 
 W201_HELP = ("update the nodes in parallel (`round { forall v ... }`) so each round keeps a "
              "constant share of the n processors busy; see docs/efficiency.md")
 W202_HELP = "declare the worst-case trip count in n and m, e.g. `bound n` or `bound 2 * n + m`"
+
+# The growth test needs trips at this many sizes, at least MIN_TRIPS at the largest, and
+# flags a loop only when the extrapolated crossing with its bound is within MAX_CROSSING
+# times the largest size sampled. Between the two largest sizes the trips must grow by more
+# than 1 + ALPHA_TOL per unit of the bound, a smaller size's maximum over a few samples
+# counting as SAMPLING_SLACK trips short of its worst case.
+MIN_GROWTH_SIZES = 3
+MAX_CROSSING = 16
+MIN_TRIPS = 4
+ALPHA_TOL = 0.15
+SAMPLING_SLACK = 1.0
 
 
 def _loc(span: Span) -> str:
@@ -89,13 +106,14 @@ def _loops(program: ir.Program) -> dict[int, ir.Statement]:
 
 def bound_growth_lints(program: ir.Program, iterations: dict[int, dict[int, Any]],
                        edges: dict[int, Any] | None = None,
-                       tol: float = TOLERANCE) -> list[Diagnostic]:
-    """W202 for loops whose measured trip counts grow faster than their declared bound.
+                       tol: float = ALPHA_TOL) -> list[Diagnostic]:
+    """W202 for loops whose measured trip counts outgrow their declared bound.
 
     `iterations[stmt_id][n]` is the largest number of iterations one execution
     of the loop made at size n: an int, or an array with one entry per sample.
     `edges[n]` is |E| at size n (a float, or per sample), for bounds in m.
     Per-sample arrays make the "exceeds" check exact when the bound depends on m.
+    `tol` is how far the trips per unit of bound must exceed 1 to count as growth.
     """
     loops = _loops(program)
     out: list[Diagnostic] = []
@@ -121,35 +139,77 @@ def bound_growth_lints(program: ir.Program, iterations: dict[int, dict[int, Any]
             out.append(_w202(program, s, f"the loop ran {c} times at n = {k}, more than its "
                              f"bound `{text}` = {b}"))
             continue
-        if len(sizes) < MIN_GROWTH_SIZES:
-            continue  # a slope from two sizes of small counts is noise
         counts = [float(per[k][0].max()) for k in sizes]
-        bounds = [max(float(np.mean(per[k][1])), 1e-9) for k in sizes]
-        if counts[-1] < MIN_TRIPS or \
-                fit_slope(sizes[-2:], counts[-2:]) <= \
-                fit_slope(sizes[-2:], bounds[-2:]) + LOCAL_TOLERANCE:
-            # The growth must hold between the two largest sizes too: trips approaching
-            # their bound with an additive offset (2n - 5 against 2n; 1, 2, 3, 4 against
-            # 2, 3, 4, 5 for pointer jumping under `ceil(log2(n))`) have steep log-log
-            # slopes at small n from the offset alone, flattening as n grows.
+        bounds = [float(np.mean(per[k][1])) for k in sizes]
+        cross = _crossing(program, s.bound, sizes, counts, bounds, edges or {}, tol)
+        if cross is None:
             continue
-        sm = fit_slope(sizes, counts)
-        sb = fit_slope(sizes, bounds)
-        if not (np.isfinite(sm) and np.isfinite(sb)) or sm <= sb + tol:
-            continue
-        # Where c * n^sm meets b * n^sb (anchored at the largest size): sampling faults there.
         k, c, b = sizes[-1], counts[-1], bounds[-1]
-        cross = k * (b / c) ** (1.0 / (sm - sb))
-        if cross > MAX_CROSSING * k:
-            continue  # the trips are far below the bound: too little evidence to flag
+        per_unit = (c - _slack(counts[-2], bounds[-2])) / (b - bounds[-2])
         out.append(_w202(program, s, (
-            f"iterations grow like n^{sm:.2f} at n = {sizes[0]}..{sizes[-1]} (max {c:.0f} at "
-            f"n = {k}) but the bound `{text}` grows like n^{sb:.2f}: the bound is wrong and "
-            f"sampling will exceed it beyond n = {max(cross, k):.0f}")))
+            f"iterations grow like n^{fit_slope(sizes, counts):.2f} at n = "
+            f"{sizes[0]}..{sizes[-1]} (max {c:.0f} at n = {k}), {per_unit:.2f} per unit of the "
+            f"bound `{text}` ({b:.3g} at n = {k}): the bound is too small and sampling will "
+            f"exceed it beyond n = {cross}")))
     return out
 
 
+def _slack(c: float, b: float) -> float:
+    """A smaller size's trips, raised by the one trip a maximum over a few random samples
+    may miss of the worst case (at most the bound)."""
+    return min(b, c + SAMPLING_SLACK)
+
+
+def _crossing(program: ir.Program, bound: ir.Expr, sizes: list[int], counts: list[float],
+              bounds: list[float], edges: dict[int, Any], tol: float) -> int | None:
+    """The size where the trips will pass the bound, if they clearly outgrow it and soon.
+
+    In the bound's units: c = alpha * b + beta over the sizes (smaller sizes' trips
+    raised by the sampling slack) must have alpha > 1, and the two largest sizes
+    alpha > 1 + tol. Offsets (c = b - d) give alpha = 1 exactly. The crossing is then
+    extrapolated as c ~ b^p through the two largest sizes (p > 1).
+    """
+    if len(sizes) < MIN_GROWTH_SIZES or counts[-1] < MIN_TRIPS or bounds[-2] <= 0:
+        return None
+    raised = [_slack(c, b) for c, b in zip(counts[:-1], bounds[:-1])] + [counts[-1]]
+    db = bounds[-1] - bounds[-2]
+    if db <= 0 or (counts[-1] - raised[-2]) / db <= 1 + tol:
+        return None
+    if not np.polyfit(bounds, raised, 1)[0] > 1:
+        return None
+    c0 = counts[-2] if counts[-2] > 0 else raised[-2]
+    p = np.log(counts[-1] / c0) / np.log(bounds[-1] / bounds[-2])
+    if not p > 1:
+        return None
+    target = bounds[-1] * (bounds[-1] / counts[-1]) ** (1.0 / (p - 1.0))
+    return _size_reaching(program, bound, target, sizes, edges)
+
+
+def _size_reaching(program: ir.Program, bound: ir.Expr, target: float, sizes: list[int],
+                   edges: dict[int, Any]) -> int | None:
+    """The first size after the largest sampled whose bound reaches `target` (within
+    MAX_CROSSING times that size; m grows as it did between the two largest sizes)."""
+    k = sizes[-1]
+    m_last = float(np.mean(edges[k])) if k in edges else None
+    g = 1.0
+    if m_last is not None and sizes[-2] in edges:
+        m_prev = float(np.mean(edges[sizes[-2]]))
+        g = min(max(np.log(m_last / m_prev) / np.log(k / sizes[-2]), 1.0), 2.0)
+    steps = round(8 * np.log2(MAX_CROSSING))
+    for j in range(steps + 1):
+        size = k * 2.0 ** (j / 8)
+        mm = m_last * (size / k) ** g if m_last is not None else None
+        try:
+            value = float(np.mean(_bound_values(program, bound, round(size), mm)))
+        except (ValueError, ArithmeticError):
+            return None
+        if value >= target:
+            return round(size)
+    return None
+
+
 def _bound_values(program: ir.Program, bound: ir.Expr, size: int, edges: Any) -> np.ndarray:
+    """The bound at `size`, one value per sample's edge count (or one value)."""
     N = eval_size(program.nodes, size)
     if edges is None:
         return np.array([eval_size(bound, size, None, N)])
@@ -185,16 +245,6 @@ class _LoopCounts:
     iterations = loop
 
 
-# The growth test needs trips at this many sizes, and flags a loop only when the
-# extrapolated crossing with its bound is within this factor of the largest size sampled.
-MIN_GROWTH_SIZES = 3
-MAX_CROSSING = 16
-# ... and when the loop made at least this many trips at the largest size and outgrew its
-# bound by more than this exponent between the two largest sizes too (a maximum over a few
-# random samples approaching its bound, such as the nodes a DFS reaches in a random DAG,
-# moves a two-point slope by up to ~0.4).
-MIN_TRIPS = 4
-LOCAL_TOLERANCE = 0.5
 
 # Sampling stops adding sizes once this many frames (summed over samples) have been run,
 # so lint stays fast on long sequential algorithms (bubble sort, Kosaraju).
@@ -214,8 +264,9 @@ def sample_loop_iterations(alg, sizes: list[int], samples: int = 8, seed: int = 
 
     Sizes after the first three are skipped once `frame_budget` frames have been
     sampled, or once the CPU time spent plus the predicted cost of the next size
-    would pass `time_budget` seconds (lint: slow files get the three small sizes only). Returns (iterations, |E| per sample
-    per size, the fault or None).
+    would pass `time_budget` seconds (lint: slow files get the three small sizes only).
+    Returns (iterations, |E| per sample per size, the fault or None); a fault of a run
+    carries the size it happened at as `.n`.
     """
     import time
 
@@ -248,6 +299,7 @@ def sample_loop_iterations(alg, sizes: list[int], samples: int = 8, seed: int = 
         try:
             traj = mach.run()
         except RuntimeFault as f:
+            f.n = size  # the size it happened at, for the message
             return iters, edges, f
         frames += int(np.asarray(traj.lengths).sum())
         edges[size] = np.asarray(mach.m, np.float64).copy()
@@ -278,31 +330,47 @@ def has_growing_bound(program: ir.Program) -> bool:
                for s in _loops(program).values())
 
 
-def sampled_bound_lints(alg, sizes: tuple[int, ...] = (4, 8, 16, 32), samples: int = 8,
-                        seed: int = 0, tol: float = TOLERANCE,
-                        time_budget: float | None = None, **params) -> list[Diagnostic]:
-    """W202 from sampling: loops whose trips outgrow their bound, or that hit it (R102).
+# Faults that say a declared bound is wrong, and what to do about each.
+BOUND_FAULTS = {
+    "R102": W202_HELP,
+    "R107": "a bound that holds with high probability needs a generous constant, e.g. "
+            "`bound 4 * log2(n) + 4 whp`",
+    "R108": "declare the worst-case `depth` and `calls` in n and m, e.g. "
+            "`depth n calls 2 * n + 1`",
+}
 
-    Other run-time faults (an index out of range, ...) are raised as `RuntimeFault`.
+
+def sampled_bound_lints(alg, sizes: tuple[int, ...] = (4, 8, 16, 32), samples: int = 8,
+                        seed: int = 0, tol: float = ALPHA_TOL,
+                        time_budget: float | None = None, **params) -> list[Diagnostic]:
+    """W202 from sampling: loops whose trips outgrow their bound, as warnings; and a bound
+    already exceeded on a sampled input (R102, R107, R108) as the error it is.
+
+    A sampled input that breaks a declared loop or recursion bound makes the interpreter
+    fault on it: sampling at that size fails, so it is reported as that fault (an error,
+    with the size), and no prediction (W202) is added for the same statement. Other
+    run-time faults (an index out of range, ...) are raised as `RuntimeFault`.
     With no loop bound in n or m there is no growth to fit: two sizes suffice
     (they still check probe types and constant bounds).
     """
     keep = None if has_growing_bound(alg.ir) else 2
     iters, edges, fault = sample_loop_iterations(alg, list(sizes), samples, seed,
                                                  time_budget=time_budget, keep=keep, **params)
-    if fault is not None and fault.diagnostic.code != "R102":
+    if fault is not None and fault.diagnostic.code not in BOUND_FAULTS:
         raise fault  # not about bounds: the caller reports the fault itself
     out = bound_growth_lints(alg.ir, iters, edges, tol)
     if fault is not None:
         d = fault.diagnostic
-        done = sorted({k for v in iters.values() for k in v})
-        sizes_txt = f" (fine at n = {', '.join(map(str, done))})" if done else ""
-        flagged = {x.span for x in out}
-        if d.span not in flagged:
-            out.append(Diagnostic(code="W202", severity=Severity.WARNING, span=d.span,
-                                  path=alg.ir.path, help=W202_HELP,
-                                  message=f"sampling exceeded this loop's bound: {d.message}"
-                                          f"{sizes_txt}"))
+        message = d.message
+        size = getattr(fault, "n", None)
+        if size is not None:
+            head, sep, tail = message.rpartition(" (sample ")
+            message = f"{head} at n = {size}{sep}{tail}" if sep else f"{message} at n = {size}"
+        done = sorted(edges)  # the sizes that ran to the end
+        if done:
+            message += f"; sampling was fine at n = {', '.join(map(str, done))}"
+        out = [x for x in out if (x.span, x.path) != (d.span, d.path)]  # the fault says it
+        out.append(d.model_copy(update={"message": message, "help": BOUND_FAULTS[d.code]}))
     return out
 
 

@@ -29,13 +29,14 @@ graph's edges) is left to the worst-case rules of `algspec.efficiency.static`.
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from algspec import ir, ops
+from algspec import ir, libm, ops
 from algspec.efficiency.asymptotic import Asymptotic
 
 # Sizes at which the skeleton runs; it stops early once a size costs too much.
@@ -234,19 +235,24 @@ class _Skeleton:
                 if not isinstance(s, ir.ForNodes) else self.N
         except (ValueError, ArithmeticError):
             raise _Unknown from None
-        ks: list | range
+        # Lazily: a bound such as `2 ** n` is astronomically large; the step budget ends
+        # the skeleton long before it (the trips are still counted against the whole bound).
+        runs = max(min(bound, STEP_BUDGET + 1), 0)
+        ks: Iterable
         var = getattr(s, "var", None)
         if isinstance(s, ir.ForRange):
             try:
                 lo, hi = int(self._scalar(s.start)), int(self._scalar(s.stop))
                 ks = range(hi - 1, lo - 1, -1) if s.reverse else range(lo, hi)
-                ks = list(ks)[:max(bound, 0)]
+                ks = itertools.islice(ks, runs)
             except _Unknown:
-                ks = [None] * max(bound, 0)
+                ks = itertools.repeat(None, runs)
         else:
-            ks = [None] * max(bound, 0)
+            ks = itertools.repeat(None, runs)
         trips = 0
         for k in ks:
+            if not s.body:
+                self._tick()  # a body's statements tick themselves
             if isinstance(s, ir.While) and not self.tainted(s.cond):
                 try:
                     if not bool(self._scalar(s.cond)):
@@ -344,9 +350,9 @@ def fit_share(sizes: list[int], shares: list[float]) -> Asymptotic:
         return Asymptotic.const(0)
     if len(pts) < 2:
         return Asymptotic.const(1)
-    ln = np.log([p[0] for p in pts])
-    lln = np.log(np.log2([p[0] for p in pts]))
-    y = np.log([p[1] for p in pts])
+    ln = libm.log([p[0] for p in pts])  # the C library's log: the same fit on every CPU
+    lln = libm.log(libm.log2([p[0] for p in pts]))
+    y = libm.log([p[1] for p in pts])
     cands = []
     for a in (0.0, -0.5, -1.0, -1.5, -2.0):
         for b in (0, -1, 1, -2, 2):

@@ -50,18 +50,37 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from algspec import ir, ops
-from algspec.diagnostics import Span
+from algspec.diagnostics import AlgError, Diagnostic, Span
 from algspec.efficiency import selection
 from algspec.efficiency.asymptotic import Asymptotic, Share, m, n, one, zero
 from algspec.efficiency.selection import Selections
+from algspec.efficiency.size_classes import SizeClass
+
+E605_HELP = ("write it as a class n^a m^b log^c n (log log n)^d: n, m, log2, sqrt, min, max, "
+             "constant powers and 2 ** (k * log2(n) + c) (`algspec explain E605`)")
 
 
-class EfficiencyError(ValueError):
-    """The IR holds something the analysis cannot bound (names the span)."""
+class EfficiencyError(AlgError, ValueError):
+    """A size expression the analysis cannot classify (E605 at the expression).
 
-    def __init__(self, message: str, span: Span | None = None):
+    Raised by `analyse` (and so by `CompiledAlgorithm.static_efficiency()`) for a loop
+    bound, `calls` bound or node count whose class is not n^a m^b log^c n (log log n)^d
+    (`2 ** n`), or that cannot be bounded (`n / (n - n)`). It is an `AlgError`, so
+    `diagnostics` holds the diagnostic the CLI prints, and a `ValueError`.
+    """
+
+    def __init__(self, message: str, span: Span | None = None, path: str | None = None):
         self.span = span or Span()
-        super().__init__(message)
+        self.message = message
+        self.path = path
+        super().__init__([Diagnostic(code="E605", message=message, span=self.span,
+                                     path=path or "<string>", help=E605_HELP)])
+
+    def at(self, path: str | None) -> EfficiencyError:
+        """The same error in file `path`, unless it already names one."""
+        if self.path is not None or path is None:
+            return self
+        return EfficiencyError(self.message, self.span, path)
 
 
 # ================================================================ results
@@ -136,41 +155,64 @@ def format_static(s: StaticEfficiency) -> str:
 
 
 # ================================================================ sizes in n and m
-def size_class(e: ir.Expr, nodes: Asymptotic = n) -> Asymptotic:
-    """The asymptotic class of a size expression in n, N and m (an upper bound).
+def size_class(e: ir.Expr, nodes: Asymptotic = n, path: str | None = None) -> Asymptotic:
+    """The asymptotic class of a size expression in n, N and m (an upper bound on its
+    value for large n), or `EfficiencyError` (E605) where it has none.
 
     Operators and builtins take their class rule from `algspec.ops`.
     """
-    if isinstance(e, ir.Const):
-        v = e.value
-        if v is True or v is False:
-            return one if v else zero
-        return zero if v <= 0 else one
+    return size_bounds(e, nodes, path).hi
+
+
+def trips_class(e: ir.Expr, nodes: Asymptotic = n, path: str | None = None) -> Asymptotic:
+    """The class of a loop's trips under bound `e`: trips are whole and at most the bound,
+    so a bound that tends to 0 (`1 / n`) allows none."""
+    hi = size_class(e, nodes, path)
+    return zero if hi.is_o(one) else hi
+
+
+def size_bounds(e: ir.Expr, nodes: Asymptotic = n, path: str | None = None) -> SizeClass:
+    """Bounds on the value of a size expression (`algspec.efficiency.size_classes.SizeClass`)."""
+    if not any(isinstance(x, ir.Size) for x in ir.walk_expr(e)):
+        return _constant_bounds(e, path)
     if isinstance(e, ir.Size):
-        return {"n": n, "N": nodes, "m": m}[e.which]
-    if isinstance(e, ir.Cond):
-        return size_class(e.then, nodes) + size_class(e.otherwise, nodes)
+        return SizeClass.size({"n": n, "N": nodes, "m": m}[e.which])
+    if isinstance(e, ir.Cond):  # one of the branches
+        a, b = size_bounds(e.then, nodes, path), size_bounds(e.otherwise, nodes, path)
+        hi = SizeClass.maximum(a, b).hi
+        low = SizeClass.minimum(a, b)
+        return SizeClass(hi, low.lo, low.down)
     op = ops.op_of(e)
     if op is None:
-        raise EfficiencyError("a loop bound must be an expression in n and m", e.span)
-    args = _op_args(e)
-    classes = [size_class(a, nodes) for a in args]
+        raise EfficiencyError("a loop bound must be an expression in n and m", e.span, path)
+    args = [size_bounds(a, nodes, path) for a in _op_args(e)]
     try:
-        if op.class_uses_values:  # e.g. `n ** 2`: the class needs the constant exponent
-            return op.size_class(*classes, values=tuple(_constant(a) for a in args))
-        return op.size_class(*classes)
-    except ops.NotASize as err:
-        raise EfficiencyError(str(err), e.span) from None
+        if op.class_uses_values:
+            return op.size_class(*args, values=tuple(a.value for a in args))
+        return op.size_class(*args)
+    except (ops.NotASize, ZeroDivisionError) as err:
+        raise _no_class(e, err, path) from None
 
 
-def _constant(e: ir.Expr) -> float | None:
-    """The value of a size expression free of n, N and m; None if it has them (or no value)."""
-    if any(isinstance(x, ir.Size) for x in ir.walk_expr(e)):
-        return None
+def _constant_bounds(e: ir.Expr, path: str | None) -> SizeClass:
+    """A size expression free of n, N and m: its value."""
     try:
-        return eval_size(e, 1.0)
-    except (EfficiencyError, ArithmeticError, ValueError):
-        return None
+        return SizeClass.const(eval_size(e, 1.0))
+    except EfficiencyError as err:
+        raise err.at(path) from None
+    except (ops.NotASize, ArithmeticError, ValueError) as err:
+        raise _no_class(e, err, path) from None
+
+
+def _no_class(e: ir.Expr, why: Exception, path: str | None) -> EfficiencyError:
+    """E605 at `e`: `TEXT` has no asymptotic class, and why."""
+    def leaf(x: ir.Expr) -> str:
+        if isinstance(x, ir.Const):
+            return str(x.value)
+        return x.which if isinstance(x, ir.Size) else "?"
+    reason = str(why) or "its value is undefined"
+    return EfficiencyError(f"`{ops.text(e, leaf)}` has no asymptotic class: {reason}",
+                           e.span, path)
 
 
 def _op_args(e: ir.Expr) -> list[ir.Expr]:
@@ -595,7 +637,7 @@ class _Analyser:
     def __init__(self, prog: ir.Program):
         self.prog = prog
         self.taint = Taint(prog)
-        self.N = size_class(prog.nodes)
+        self.N = size_class(prog.nodes, path=prog.path)
         self.E = edge_class(prog.graph, self.N)
         self.edge_tests = graph_edge_tests(prog)
         self.loops: list[LoopInfo] = []
@@ -908,18 +950,19 @@ class _Analyser:
         if not self._seq(stack):
             raise EfficiencyError("a loop inside a forall", s.span)
         seq_cost = _nodes_cost(one)
+        path = s.path or self.prog.path
         if isinstance(s, ir.While):
-            bound = size_class(s.bound, self.N)
+            bound = trips_class(s.bound, self.N, path)
             header = self._cap(self.expr(s.cond, stack) + seq_cost)
             entry = Cost()
             kind = "while"
         elif isinstance(s, ir.ForRange):
-            bound = size_class(s.bound, self.N)
+            bound = trips_class(s.bound, self.N, path)
             header = Cost()
             entry = self._cap(self.expr(s.start, stack) + self.expr(s.stop, stack))
             kind = "for"
         elif isinstance(s, ir.Proc):  # like a loop of `calls` trips: each invocation runs the body
-            bound = size_class(s.calls, self.N)
+            bound = trips_class(s.calls, self.N, path)
             header = Cost()
             entry = Cost()
             for a in s.args:
@@ -982,4 +1025,5 @@ def analyse(program: ir.Program) -> StaticEfficiency:
 
 
 __all__ = ["Cost", "EfficiencyError", "LoopInfo", "StaticEfficiency", "Taint", "analyse",
-           "edge_class", "eval_size", "format_static", "free_ivars", "pinned", "size_class"]
+           "edge_class", "eval_size", "format_static", "free_ivars", "pinned", "size_bounds",
+           "size_class", "trips_class"]

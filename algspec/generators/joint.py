@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from algspec import libm
 from algspec.generators.base import Domain, Generator, Params, check_range
 
 # ------------------------------------------------------------------ intervals
@@ -101,7 +102,8 @@ def _disk(rng: np.random.Generator, batch: int, n: int, *, origin_x: float, orig
     for _ in range(1000):
         theta = rng.uniform(0.0, 2.0 * np.pi, size=(len(todo), n))
         r = radius * np.sqrt(rng.uniform(0.0, 1.0, size=(len(todo), n)))
-        x, y = r * np.cos(theta) + origin_x, r * np.sin(theta) + origin_y
+        # libm: numpy's SIMD cos/sin differ by CPU in the last bit; the same seed gives the same bytes
+        x, y = r * libm.cos(theta) + origin_x, r * libm.sin(theta) + origin_y
         bad = collinear(x, y, 1e-12)
         xs[todo[~bad]], ys[todo[~bad]] = x[~bad], y[~bad]
         todo = todo[bad]

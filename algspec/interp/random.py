@@ -5,9 +5,13 @@ A draw is a pure function of four numbers, hashed with splitmix64:
     hash(sample key, call site, how often the site ran for this sample, lane)
 
 - the *sample key* is a hash of the sample's primary inputs (float inputs as
-  float32, the precision samplers store), so a sample gets the same draws when
-  it is traced alone, sampled in a batch of any size or at any position, and
-  re-run from a stored dataset;
+  float32, the precision samplers store) and of the sample's *rand key*: a
+  uint64 that samplers draw per sample from their seeded stream after its
+  inputs (`CompiledAlgorithm.sample`), so samples with equal inputs, or of a
+  program without inputs, still draw independently, and another seed draws
+  otherwise. A sample gets the same draws when it is traced alone with its
+  rand key (`trace(rand_key=...)`), sampled in a batch of any size or at any
+  position, and re-run from a stored dataset (which stores the keys);
 - the *site* is the `rand()` call's number in the program (`ir.Rand.site`);
 - the *count* advances for a sample each time the site is evaluated with any
   live lane of that sample (a statement or branch that does not run for the
@@ -71,7 +75,12 @@ def draw(env: Env, e: ir.Rand, rank: int, mask: np.ndarray) -> np.ndarray:
     """
     keys = getattr(env, "rand_keys", None)
     if keys is None:
-        keys = env.rand_keys = sample_keys(env.prog, env.state, env.B)
+        keys = sample_keys(env.prog, env.state, env.B)
+        given = getattr(env, "given_rand_keys", None)
+        if given is not None:
+            with np.errstate(over="ignore"):
+                keys = mix(keys ^ mix(given ^ _M2))
+        env.rand_keys = keys
     counts = env.__dict__.setdefault("rand_counts", {})
     count = counts.get(e.site)
     if count is None:

@@ -40,6 +40,9 @@ class Trajectories:
     outputs: dict[str, np.ndarray]
     hints: dict[str, np.ndarray]
     lengths: np.ndarray
+    # The per-sample keys `rand()` was drawn with besides the inputs (`interp.random`):
+    # None when the run was given none (a program without `rand()`, or `trace` unkeyed).
+    rand_keys: np.ndarray | None = None
 
     @property
     def batch_size(self) -> int:
@@ -218,14 +221,7 @@ class Recorder:
             if T == 0:  # no frame was recorded
                 hints[d.name] = np.zeros((0, B) + shape, dtype)
             elif d.name in self.const_hints:  # the value in valid frames, else 0
-                v0 = probe(env, d)
-                v = np.zeros((T,) + v0.shape, dtype)  # pages of padding are never touched
-                if all_valid:
-                    v[...] = v0[None]
-                else:
-                    for b, L in enumerate(self.counts.tolist()):
-                        v[:L, b] = v0[b]
-                hints[d.name] = v
+                hints[d.name] = _constant_frames(probe(env, d), valid, dtype)
             else:
                 hints[d.name] = np.empty((T, B) + shape, dtype)
                 per_frame.append(d)
@@ -256,3 +252,25 @@ class Recorder:
         message = f.diagnostic.message.rsplit(" (", 1)[0]
         return RuntimeFault(f.diagnostic.code, f"{message} in the frame recorded here "
                             f"(frame {frame})", span, sample, path=self.prog.path)
+
+
+def _constant_frames(v0: np.ndarray, valid: np.ndarray, dtype) -> np.ndarray:
+    """A constant hint `v0` [B, ...] as frames [T, B, ...], zero after each sample's end.
+
+    When every sample has all T frames, the frames are one read-only broadcast view of
+    `v0` (no memory per frame). Otherwise the Feedback's zero padding after each sample's
+    end makes the frames differ (dm-clrs pads with zeros, and parity keeps that), so they
+    are filled frame by frame, a contiguous copy each, then the ended samples zeroed:
+    about 3x faster than sample by sample (a strided copy per sample), and no multiply
+    (inf * 0 would be nan).
+    """
+    T = valid.shape[0]
+    if valid.all():
+        return np.broadcast_to(v0.astype(dtype, copy=False)[None], (T,) + v0.shape)
+    v = np.empty((T,) + v0.shape, dtype)
+    for t in range(T):
+        np.copyto(v[t], v0)
+        ended = ~valid[t]
+        if ended.any():
+            v[t, ended] = 0
+    return v

@@ -217,7 +217,25 @@ class Machine(Env):
                 # frame recorded before this fault came first in program order.
                 self.recorder.hints(self)
                 raise
+            self._check_frames()
             return self.collect()
+
+    def _check_frames(self) -> None:
+        """R110 for a sample that ended without a hint frame (when the program has hints):
+        CLRS trajectories start with a frame, and a model reads it as the initial hints."""
+        if not (self.counts == 0).any() or \
+                not any(d.stage == ir.Stage.HINT for d in self.prog.decls):
+            return
+        first = next((s for s, _ in ir.walk_statements(self.prog.body)
+                      if isinstance(s, ir.Record)), None)
+        span = first.span if first is not None else next(
+            d.span for d in self.prog.decls if d.stage == ir.Stage.HINT)
+        where = ("every `record` is inside an `if` or a loop that did not run for it"
+                 if first is not None else "the program has no `record`")
+        self.stmt = first
+        self.fault("R110", f"the run ended without recording a hint frame ({where}); CLRS "
+                   "trajectories start with a frame: add a `record` that every run reaches, "
+                   "e.g. before the first update", self.counts == 0, span=span or Span())
 
     def collect(self) -> Trajectories:
         """The batch's trajectories: inputs, outputs now, and the recorded hints."""
@@ -459,10 +477,16 @@ class Machine(Env):
 
 def run(prog: ir.Program, inputs: dict[str, np.ndarray], n: int,
         observer: ActivityObserver | None = None, dtype=np.float32,
-        batch_size: int | None = None) -> Trajectories:
+        batch_size: int | None = None, rand_keys: np.ndarray | None = None) -> Trajectories:
     """Execute `prog` on a batch of primary inputs (arrays with a leading batch axis).
 
     Probes are stored as `dtype`: float32 for samplers (as models consume them),
-    float64 for `trace`, so values match dm-clrs's own probes exactly.
+    float64 for `trace`, so values match dm-clrs's own probes exactly. `rand_keys`
+    (uint64, one per sample) key `rand()` besides the inputs (`interp.random`).
     """
-    return Machine(prog, inputs, n, observer, dtype, batch_size).run()
+    mach = Machine(prog, inputs, n, observer, dtype, batch_size)
+    if rand_keys is not None:
+        mach.given_rand_keys = np.broadcast_to(np.asarray(rand_keys, np.uint64), (mach.B,))
+    traj = mach.run()
+    traj.rand_keys = None if rand_keys is None else mach.given_rand_keys.copy()
+    return traj

@@ -9,7 +9,7 @@ import lark
 from lark import Token, Transformer, v_args
 
 from algspec.diagnostics import AlgError, Diagnostic, Span
-from algspec.language import ast
+from algspec.language import ast, syntax_hints
 
 _GRAMMAR = Path(__file__).with_name("grammar.lark")
 
@@ -298,10 +298,18 @@ class _ToAst(Transformer):
                            graph_input=gin, graph_span=gspan, decls=decls, body=body)
 
 
+@lru_cache(maxsize=1)
+def _literals() -> dict[str, str]:
+    """Terminal name -> its literal text, for terminals defined by a string (`..`, `bound`)."""
+    return {t.name: t.pattern.value for t in _parser().terminals
+            if isinstance(t.pattern, lark.lexer.PatternStr)}
+
+
 def _describe_expected(expected: set[str]) -> str:
+    lit = _literals()
     names = sorted({_TERMINAL_NAMES.get(t, f"`{t.lower()}`" if t.isupper() and
-                                        not t.startswith("__") else t)
-                    for t in expected if not t.startswith("__ANON")})
+                                        not t.startswith("__") else f"'{lit.get(t, t)}'")
+                    for t in expected if not t.startswith("__ANON") or t in lit})
     if len(names) > 8:
         names = names[:8] + ["..."]
     return ", ".join(names)
@@ -330,9 +338,6 @@ def is_library(source: str) -> bool:
     return False
 
 
-_STAGES = ("input", "output", "hint", "state", "private")  # declaration keywords
-
-
 def _parse(source: str, path: str, start: str):
     source = source.removeprefix("\ufeff")  # a UTF-8 byte-order mark (Windows editors)
     if start == "start" and not "\n".join(line.split("#", 1)[0] for line in source.split("\n")).strip():
@@ -348,7 +353,8 @@ def _parse(source: str, path: str, start: str):
         ch = source[e.pos_in_stream] if e.pos_in_stream < len(source) else "end of file"
         raise AlgError([Diagnostic(code="E001", message=f"unexpected character {ch!r}",
                                    span=span, path=path,
-                                   help=f"expected {_describe_expected(set(e.allowed or []))}")])
+                                   help=syntax_hints.char_help(ch) or
+                                   f"expected {_describe_expected(set(e.allowed or []))}")])
     except lark.exceptions.UnexpectedToken as e:
         tok = e.token
         if tok.type == "$END":
@@ -360,10 +366,9 @@ def _parse(source: str, path: str, start: str):
             span = _span(tok)
             what = f"unexpected {str(tok).strip() or 'newline'!r}"
         hint = f"expected {_describe_expected(set(e.expected))}"
-        if tok.type.lower() in _STAGES and "RECORD" in e.expected:  # a declaration among statements
-            what += ": declarations come before the first statement"
-            hint = f"move this `{tok}` declaration above the body (procedures, includes and " \
-                   "statements follow the declarations)"
+        known = _known_mistake(e, source)
+        if known is not None:  # Python, C or pseudo-code: say what to write instead
+            what, hint = f"{what}: {known[0]}", known[1] or hint
         raise AlgError([Diagnostic(code="E002", message=what, span=span, path=path,
                                    help=hint)])
     except lark.exceptions.UnexpectedEOF as e:
@@ -381,6 +386,16 @@ def _parse(source: str, path: str, start: str):
         if isinstance(e.orig_exc, RecursionError):
             raise _too_deep(path, _deepest_span(tree, _lark_children, _lark_span)) from None
         raise
+
+
+def _known_mistake(e: lark.exceptions.UnexpectedToken,
+                   source: str) -> tuple[str, str | None] | None:
+    """A targeted (message, help) from `syntax_hints` for this error, if one fits."""
+    parser = getattr(e, "interactive_parser", None)
+    stack = getattr(getattr(parser, "parser_state", None), "value_stack", None)
+    if e.token.type == "$END" or stack is None:
+        return None
+    return syntax_hints.explain(e.token, list(stack), set(e.expected), source, _literals())
 
 
 def _too_deep(path: str, span: Span | None = None) -> AlgError:

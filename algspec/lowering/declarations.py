@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from contextlib import suppress
 
+import numpy as np
+
 from algspec import ir, ops
 from algspec.diagnostics import Span
 from algspec.generators import GENERATORS, check_declared_type, validate_params
@@ -39,6 +41,7 @@ class Declarations(Reporter):
                          help=f"n, N, m, index and inf are built in; give the datum another "
                               f"name and keep `{d.name}` in the CLRS spec with `as`, e.g. "
                               f"`hint node {d.name}_ as {d.name}: ...`")
+                self.rejected.add(d.name)  # its writes are not more mistakes
                 continue
             if d.name in self.decls or d.name in self.decl_ast:
                 self.err("E101", f"`{d.name}` is declared twice", d.name_span)
@@ -175,8 +178,9 @@ class Declarations(Reporter):
                           f"ind{'ex' if ir.rank(decl.loc) == 1 else 'ices'}; `{decl.name}` "
                           f"names {len(names)}", d.index_span)
             if d.derived is None and d.initial is None:
-                self.fail("E107", f"`{decl.name}[...]` names the indices of a definition, and "
-                          f"`{decl.name}` has none", d.index_span)
+                self.fail("E107", f"`{decl.name}[{', '.join(names)}]` names the indices of a "
+                          f"definition, and `{decl.name}` has none", d.index_span,
+                          help=_index_names_help(decl, d))
             for nm in names:
                 if nm in self.decls or nm in RESERVED or names.count(nm) > 1:
                     self.fail("E101", f"index name `{nm}` is already defined here", d.index_span)
@@ -222,9 +226,14 @@ class Declarations(Reporter):
             if d.pad is not None:
                 if decl.loc != ir.Loc.NODE:
                     self.fail("E105", "`pad` applies to node inputs", d.pad.span)
-                decl.pad = self.coerce(self.value(d.pad, Scope(derived_of=decl.name,
-                                                                derived_stage="input")),
-                                       decl.dtype, d.pad.span)
+                pad = _mask_pad(self.value(d.pad, Scope(derived_of=decl.name,
+                                                        derived_stage="input")), decl.dtype)
+                if decl.dtype == ir.DType.BOOL and pad.dtype != ir.DType.BOOL:
+                    self.fail("E205", f"the pad of `{decl.name}` must be `false` or `true` (or "
+                              f"0 or 1), not {'an' if pad.dtype == ir.DType.INT else 'a'} "
+                              f"{pad.dtype.value}", d.pad.span,
+                              help="write `pad false` (or `pad true`)")
+                decl.pad = self.coerce(pad, decl.dtype, d.pad.span)
         elif d.pad is not None:
             self.fail("E105", "`pad` needs a generated input", d.pad.span)
         if d.derived is not None:
@@ -286,6 +295,59 @@ class Declarations(Reporter):
         return ir.Graph(kind=kind, mask_name=None if kind == "complete" else "adj")
 
     # ------------------------------------------------------------ expressions
+
+
+def _index_names_help(decl: ir.DataDecl, d: ast.Decl) -> str:
+    """How to fix index names without a definition, as the user's declaration with `:= zero`.
+
+    Named indices serve `=` and `:=`; a stored datum starts at its type's zero anyway, so
+    writing that zero as its initial value keeps its meaning and gives the names a home.
+    """
+    zero = {ir.DType.BOOL: "false", ir.DType.INT: "0", ir.DType.FLOAT: "0.0"}[decl.dtype]
+    stage = "private" if d.private else d.stage
+    spec = f" as {d.spec_name}" if d.spec_name else ""
+    tname = f"{d.type_name}({d.type_arg})" if d.type_arg is not None else d.type_name
+    head = f"{stage} {d.location} {d.name}[{', '.join(d.index_names)}]{spec}: {tname}"
+    if decl.stage == ir.Stage.INPUT:  # inputs are generated or defined, never stored
+        return f"define `{d.name}` (`{head} = ...`), or drop `[{', '.join(d.index_names)}]`"
+    if d.masked is not None:
+        return (f"give `{d.name}` an initial value to name them in: `{head} := {zero} masked "
+                "where ...` (the value it starts with anyway)")
+    return (f"give `{d.name}` an initial value (`{head} := {zero}`) or a definition "
+            f"(`= ...`), or drop `[{', '.join(d.index_names)}]`")
+
+
+def _mask_pad(pad: ir.Expr, dtype: ir.DType) -> ir.Expr:
+    """A mask's (bool's) pad written 0 or 1, as CLRS stores masks, read as false or true.
+
+    Any int expression of constant value 0 or 1 counts (`0`, `1 - 1`); other values and
+    non-constant ints stay ints, which the caller reports (E205).
+    """
+    if dtype != ir.DType.BOOL or pad.dtype != ir.DType.INT:
+        return pad
+    value = _constant(pad)
+    if value not in (0, 1):
+        return pad
+    return ir.Const(value=bool(value), dtype=ir.DType.BOOL, span=pad.span)
+
+
+def _constant(e: ir.Expr) -> int | float | bool | None:
+    """The value of an expression of constants only (`1 - 1`, `min(0, 1)`), else None."""
+    if isinstance(e, ir.Const):
+        return e.value
+    op = ops.op_of(e)
+    if op is None:
+        return None
+    args = [e.operand] if isinstance(e, ir.Unary) else \
+        [e.left, e.right] if isinstance(e, ir.Binary) else list(e.args)
+    values = [_constant(a) for a in args]
+    if any(v is None for v in values):
+        return None
+    try:
+        with np.errstate(all="ignore"):
+            return np.asarray(op.numpy(*(np.asarray(v) for v in values))).item()
+    except (ArithmeticError, ValueError, TypeError):
+        return None
 
 
 def _builtin_graph(kind: str) -> ir.Expr:

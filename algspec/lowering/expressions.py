@@ -140,12 +140,16 @@ class Expressions(Reporter):
         if nm == "index":
             if scope.implicit and scope.index_vars:
                 return ir.IndexVar(name="@i", axis=0, span=e.span), frozenset([0])
+            if nm in self.rejected:
+                raise Abort()  # declared as data, reported E109 there
             self.fail("E201", "`index` (the node number) is only defined in node or edge data "
                       "definitions", e.span, help="inside `forall v`, use `v`")
         if nm == "inf":
             return ir.Const(value=float("inf"), dtype=ir.DType.FLOAT, span=e.span), frozenset()
         d = self.decls.get(nm)
         if d is None:
+            if nm in scope.failed:
+                raise Abort()  # a local whose `let` was reported
             self.unknown_name(nm, e.span)
         self.check_readable(d, e.span, scope)
         if d.loc == ir.Loc.GRAPH:
@@ -164,6 +168,8 @@ class Expressions(Reporter):
         if d is None:
             if e.name in scope.locals or e.name in scope.index_vars:
                 self.fail("E202", f"`{e.name}` is a single value and cannot be indexed", e.span)
+            if e.name in scope.failed:
+                raise Abort()  # a local whose `let` was reported
             self.unknown_name(e.name, e.span)
         self.check_readable(d, e.span, scope)
         want = {ir.Loc.GRAPH: 0, ir.Loc.NODE: 1, ir.Loc.EDGE: 2}[d.loc]
@@ -314,7 +320,11 @@ class Expressions(Reporter):
         """Check that a value of e.dtype may be stored in a `dt` place."""
         if e.dtype == dt or (dt == ir.DType.FLOAT and e.dtype == ir.DType.INT):
             return e
-        self.fail("E205", f"a {e.dtype.value} value cannot be stored as {dt.value}", span,
-                  help="convert explicitly with int(...) or float(...), or compare to get a bool")
+        article = "an" if e.dtype == ir.DType.INT else "a"
+        help = "convert explicitly with int(...) or float(...), or compare to get a bool"
+        if dt == ir.DType.BOOL:  # masks and bools hold `true`/`false`, not 0/1
+            help = "a mask or bool holds `true` or `false`; compare to get one, e.g. `x != 0`"
+        self.fail("E205", f"{article} {e.dtype.value} value cannot be stored as {dt.value}",
+                  span, help=help)
 
     # ------------------------------------------------------------ statements

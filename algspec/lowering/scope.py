@@ -39,11 +39,13 @@ class Scope:
     # `v == e` a forall guard or enclosing `if` holds: v is a function of e (see
     # `statements.private_write`), so `forall v, u where v == 0 { x[u] = .. }` is private
     pins: tuple[tuple[str, ir.Expr], ...] = ()
+    # locals whose `let` was reported invalid: their uses abort quietly (one error per mistake)
+    failed: set[str] = field(default_factory=set)
 
     def child(self, **kw) -> Scope:
         s = Scope(list(self.index_vars), self.implicit, dict(self.locals), self.in_forall,
                   self.in_round, self.loop_depth, self.derived_of, self.derived_stage,
-                  self.pins)
+                  self.pins, set(self.failed))
         for k, v in kw.items():
             setattr(s, k, v)
         return s
@@ -64,6 +66,8 @@ class Reporter:
         self.decls: dict[str, ir.DataDecl] = {}
         self.decl_ast: dict[str, ast.Decl] = {}
         self.rejected: set[str] = set()  # declared, but the declaration was reported invalid
+        # (path, name) -> its one E206, that E206's own help, the lines of its later uses
+        self.unknown: dict[tuple[str, str], tuple[Diagnostic, str | None, list[int]]] = {}
         self.next_id = 0
 
     def err(self, code: str, message: str, span: Span, help: str | None = None,
@@ -77,10 +81,25 @@ class Reporter:
         raise Abort()
 
     def unknown_name(self, name: str, span: Span, help: str | None = None):
-        """E206, unless `name` was declared and its declaration already reported (no cascade)."""
+        """E206, unless `name` was declared and its declaration already reported (no cascade).
+
+        A name is reported unknown once per file: its later uses are the same mistake, so
+        they only add their lines to the first diagnostic's help.
+        """
         if name in self.rejected:
             raise Abort()
-        self.fail("E206", f"unknown name `{name}`", span, help)
+        key = (self.path, name)
+        if key not in self.unknown:
+            self.err("E206", f"unknown name `{name}`", span, help)
+            self.unknown[key] = (self.diags[-1], help, [])
+            raise Abort()
+        first, base, lines = self.unknown[key]
+        if span.line != first.span.line and span.line not in lines:
+            lines.append(span.line)
+            also = f"`{name}` is also used on line{'s' if len(lines) > 1 else ''} " + \
+                ", ".join(map(str, lines))
+            first.help = f"{base}; {also}" if base else also
+        raise Abort()
 
     def new_id(self) -> int:
         """Statement ids number the statements in source order (hint frames name them)."""

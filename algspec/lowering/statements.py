@@ -50,7 +50,12 @@ class Statements(Reporter):
                           help="n, N and m are the sizes, index the node number")
             if s.name in self.decls or s.name in scope.index_vars:
                 self.fail("E101", f"`{s.name}` is already defined", s.span)
-            v, ax = self.expr(s.value, scope)
+            try:
+                v, ax = self.expr(s.value, scope)
+            except Abort:  # reported: later uses of the local are not more mistakes
+                scope.failed.add(s.name)
+                raise
+            scope.failed.discard(s.name)
             scope.locals[s.name] = (v.dtype, ax)
             return [ir.Let(id=self.new_id(), name=s.name, value=v, span=s.span)]
         if isinstance(s, ast.AssignStmt):
@@ -200,7 +205,11 @@ class Statements(Reporter):
             dt, _ = scope.locals[lv.name]
             return ir.Target(name=lv.name, loc=ir.Loc.GRAPH, local=True, dtype=dt,
                              span=lv.span), False
+        if lv.name in scope.failed and lv.name not in self.decls:
+            raise Abort()  # a local whose `let` was reported
         d = self.decls.get(lv.name)
+        if d is None and lv.name in self.rejected and lv.name not in scope.index_vars:
+            raise Abort()  # its declaration was reported
         if d is None and (lv.name in RESERVED or lv.name in scope.index_vars):
             what = "a processor variable" if lv.name in scope.index_vars else "built in"
             self.fail("E109", f"`{lv.name}` is {what} and cannot be written", lv.span,

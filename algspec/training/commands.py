@@ -7,17 +7,29 @@ tensorflow) are imported inside the commands that train or evaluate.
 
 from __future__ import annotations
 
-import fnmatch
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from algspec.cli_args import check_out_folder, parse_params
+from algspec.cli_args import (
+    caused_by_interrupt,
+    check_out_folder,
+    interrupted,
+    parse_params,
+    progress_wanted,
+    split_legacy_processor,
+)
 from algspec.cli_args import fail as _fail
-from algspec.training.config import PAPER_TRAIN_SIZES, TrainConfig
+from algspec.training.config import (
+    PAPER_TRAIN_SIZES,
+    PROCESSORS,
+    TrainConfig,
+    train_command_line,
+)
 
 
 def _sizes(text: str) -> tuple[int, ...]:
@@ -48,11 +60,39 @@ def _check_alg(path: Path, params: dict[str, Any]) -> None:
         raise _fail(str(e)) from None
 
 
+def _check_run_folder(out: Path, overwrite: bool) -> None:
+    """`--out` may be new, empty or an unfinished run (restarted); a finished run or other
+    files there need `--overwrite` (one error line, before anything is computed)."""
+    from algspec.training.metrics import score_text
+    from algspec.training.runs import CONFIG, read_result
+
+    if overwrite or not out.is_dir():
+        return
+    res = read_result(out)
+    if res is not None:
+        raise _fail(f"{out} holds a finished run (test {score_text(res['test'])}); pass "
+                    "--overwrite to replace it, or choose another --out")
+    if not (out / CONFIG).is_file() and any(out.iterdir()):
+        raise _fail(f"{out} is not empty and holds no run; choose another --out, or pass "
+                    "--overwrite to write the run's files there anyway")
+
+
+def _left_in(out: Path) -> str:
+    """What an interrupted `train` left in its run folder, in words."""
+    from algspec.training.runs import CONFIG, is_finished
+
+    if is_finished(out):
+        return f"{out} still holds its earlier finished run"
+    if (out / CONFIG).is_file():
+        return f"the run folder {out} is unfinished (no result.json)"
+    return f"nothing was written to {out}"
+
+
 def train_command(
     algorithm: Annotated[str, typer.Argument(
         help="An .alg file, or a dm-clrs algorithm name such as bubble_sort.")],
     processor: Annotated[str, typer.Option(
-        "--processor", "-p",
+        "--processor",
         help="CLRS processor: deepsets, gat, mpnn, pgn, ... (any of clrs.get_processor_factory)."
     )] = "mpnn",
     hidden: Annotated[int, typer.Option(help="Hidden size.")] = 128,
@@ -69,15 +109,22 @@ def train_command(
     seed: Annotated[int, typer.Option(help="Seed of data, initialisation and training.",
                                       min=0)] = 42,
     eval_every: Annotated[int, typer.Option(help="Validate every N steps.")] = 50,
-    learning_rate: Annotated[float, typer.Option("--learning-rate", "--lr")] = 1e-3,
+    learning_rate: Annotated[float, typer.Option(
+        "--learning-rate", "--lr", help="Adam learning rate.")] = 1e-3,
     out: Annotated[Path | None, typer.Option(
         "--out", "-o", help="Run folder [default: runs/ALG_PROC_hH_sSEED].")] = None,
+    overwrite: Annotated[bool, typer.Option(
+        help="Replace a finished run in --out (or write into a folder holding other "
+        "files).")] = False,
     param: Annotated[list[str] | None, typer.Option(
-        "--param", help="Generator parameter key=value (repeatable).")] = None,
-    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+        "--param", "-p", help="Generator parameter NAME=VALUE (repeatable).")] = None,
+    progress: Annotated[bool, typer.Option(
+        help="Show progress on stderr (data, compiling, steps, testing) when it is a "
+        "terminal.")] = True,
 ) -> None:
     """Train a CLRS processor on an algorithm, keep the best by validation, test OOD."""
     try:
+        param, processor = split_legacy_processor(param, processor, "mpnn", PROCESSORS)
         config = TrainConfig(
             algorithm=algorithm, processor=processor, hidden=hidden, steps=steps,
             batch_size=batch_size, train_sizes=_sizes(train_sizes), val_size=val_size,
@@ -91,18 +138,36 @@ def train_command(
         stem = Path(algorithm).stem if algorithm.endswith(".alg") else algorithm
         out = Path("runs") / f"{stem}_{processor}_h{hidden}_s{seed}"
     check_out_folder(out)
+    _check_run_folder(out, overwrite)
     if algorithm.endswith(".alg") or Path(algorithm).is_file():
         _check_alg(Path(algorithm), config.generator_params)
 
     from algspec.training.data import SourceError
+    from algspec.training.metrics import score_text
+    from algspec.training.runs import RunExistsError, TrainingInterrupted
     from algspec.training.trainer import train
 
+    restart = (train_command_line(config, str(out))
+               or shlex.join(["algspec", "train", algorithm, "--out", str(out)]))
+    restart += " --overwrite" if overwrite else ""
+    what = f"training of {algorithm} / {processor}"
+
+    def stopped(exc: KeyboardInterrupt) -> str:
+        where = exc.where if isinstance(exc, TrainingInterrupted) else \
+            "before its first step (loading and generating data)"
+        return f"{what} stopped {where}; {_left_in(out)}; start it again with `{restart}`"
+
     try:
-        result = train(config, out, progress=progress)
-    except SourceError as exc:
+        result = train(config, out, progress=progress_wanted(progress), overwrite=overwrite,
+                       on_interrupt=stopped)
+    except KeyboardInterrupt as exc:
+        raise interrupted(stopped(exc)) from None
+    except (SourceError, RunExistsError) as exc:
+        if caused_by_interrupt(exc):
+            raise interrupted(stopped(KeyboardInterrupt())) from None
         raise _fail(str(exc)) from None
-    print(f"{result['algorithm']} / {processor}: val {result['val']['score']:.4f} "
-          f"(n={val_size}), test {result['test']['score']:.4f} (n={test_size}), "
+    print(f"{result['algorithm']} / {processor}: val {score_text(result['val'])} "
+          f"(n={val_size}), test {score_text(result['test'])} (n={test_size}), "
           f"{result['seconds_per_step'] * 1000:.1f} ms/step on {result['device']} -> {out}")
 
 
@@ -113,22 +178,75 @@ def eval_command(
     test_samples: Annotated[int | None, typer.Option(
         help="Test samples [default: the run's].", min=1)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    progress: Annotated[bool, typer.Option(
+        help="Show progress on stderr (data, batches tested) when it is a terminal.")] = True,
 ) -> None:
     """Re-test a trained run's best parameters at any size."""
     from algspec.training.data import SourceError
+    from algspec.training.metrics import per_output_lines, score_text
     from algspec.training.trainer import evaluate_run
 
+    words = ["algspec", "eval", str(run_dir)]
+    for flag, value in (("--test-size", test_size), ("--test-samples", test_samples)):
+        words += [flag, str(value)] if value is not None else []
+    words += ["--json"] if as_json else []
+    size = f" at n={test_size}" if test_size else ""
+    stopped = (f"eval of {run_dir}{size} stopped before it finished; nothing was written "
+               f"(the run folder is unchanged); run `{shlex.join(words)}` again to start over")
     try:
-        res = evaluate_run(run_dir, test_size, test_samples)
+        res = evaluate_run(run_dir, test_size, test_samples, progress=progress_wanted(progress),
+                           on_interrupt=lambda: stopped)
+    except KeyboardInterrupt:
+        raise interrupted(stopped) from None
     except (FileNotFoundError, SourceError, ValueError) as exc:
+        if caused_by_interrupt(exc):
+            raise interrupted(stopped) from None
         raise _fail(str(exc)) from None
     if as_json:
         print(json.dumps(res, indent=2))
         return
     print(f"{res['algorithm']} / {res['processor']} h{res['hidden']} seed {res['seed']}: "
-          f"test micro-F1 {res['score']:.4f} at n={res['size']} ({res['samples']} samples)")
-    for name, value in res["per_output"].items():
-        print(f"  {name}: {value:.4f}")
+          f"test {score_text(res)} at n={res['size']} ({res['samples']} samples)")
+    for line in per_output_lines(res):
+        print(f"  {line}")
+
+
+def _experiment_command_line(grid_file: Path, out: Path, jobs: int, launcher: str,
+                             address: str | None, retries: int, gpus_per_run: float,
+                             only: list[str] | None) -> str:
+    """The `algspec experiment` command that resumes this grid where it stopped."""
+    words = ["algspec", "experiment", str(grid_file), "-o", str(out)]
+    for flag, value, default in (("--jobs", jobs, 1), ("--launcher", launcher, "local"),
+                                 ("--address", address, None), ("--retries", retries, 1),
+                                 ("--gpus-per-run", gpus_per_run, 0.0)):
+        if value != default:
+            words += [flag, str(value)]
+    for pattern in only or []:
+        words += ["--only", pattern]
+    return shlex.join(words)
+
+
+def _dry_run(grid: Any, out: Path, only: list[str] | None) -> None:
+    """List the grid's runs as done, todo or missing (an .alg file that does not exist);
+    missing files are an error after the list, as they would be for a real run."""
+    from algspec.training.experiment import GridError, plan, select_only
+
+    runs = select_only(plan(grid, out), only,
+                       log=lambda s: print(s, file=sys.stderr))
+    missing: dict[str, int] = {}
+    for r in runs:
+        alg = r.config.algorithm
+        if alg.endswith(".alg") and not Path(alg).is_file():
+            missing[alg] = missing.get(alg, 0) + 1
+            print(f"missing  {r.dir}  (no such file: {alg})")
+        else:
+            print(f"{'done' if r.done else 'todo'}  {r.dir}")
+    n_done = sum(r.done for r in runs)
+    print(f"{len(runs)} runs: {n_done} done, {len(runs) - n_done - sum(missing.values())} "
+          f"todo, {sum(missing.values())} missing", file=sys.stderr)
+    if missing:
+        raise GridError(f"missing algorithm file(s): {', '.join(sorted(missing))} "
+                        f"({sum(missing.values())} runs cannot start)")
 
 
 def experiment_command(
@@ -137,8 +255,10 @@ def experiment_command(
         "--out", "-o", help="Output folder [default: runs/GRID_NAME].")] = None,
     report_only: Annotated[bool, typer.Option(
         help="Only rewrite the report from finished runs.")] = False,
-    dry_run: Annotated[bool, typer.Option(help="List the runs and exit.")] = False,
-    progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
+    dry_run: Annotated[bool, typer.Option(
+        help="List the runs (done, todo, or missing their .alg file) and exit.")] = False,
+    progress: Annotated[bool, typer.Option(
+        help="Show each run's progress bars on stderr when it is a terminal.")] = True,
     jobs: Annotated[int, typer.Option(
         "--jobs", "-j", help="Runs side by side, each in its own process with its own share "
         "of GPU memory (with --launcher ray: the most in flight).", min=1)] = 1,
@@ -162,11 +282,12 @@ def experiment_command(
 
     try:
         grid = load_grid(grid_file)
-        out = out or Path("runs") / grid.name
+    except GridError as exc:
+        raise _fail(str(exc)) from None
+    out = out or Path("runs") / grid.name
+    try:
         if dry_run:
-            for r in plan(grid, out):
-                if not only or any(fnmatch.fnmatchcase(r.dir.name, p) for p in only):
-                    print(f"{'done' if r.done else 'todo'}  {r.dir}")
+            _dry_run(grid, out, only)
             return
         if report_only:
             if not (out / "runs").is_dir():
@@ -176,9 +297,18 @@ def experiment_command(
         else:
             if address and launcher != "ray":
                 raise GridError("--address needs --launcher ray")
-            report = run_grid(grid, out, progress=progress, jobs=jobs, launcher=launcher,
-                              address=address, retries=retries, gpus_per_run=gpus_per_run,
-                              only=only)
+            report = run_grid(grid, out, progress=progress_wanted(progress), jobs=jobs,
+                              launcher=launcher, address=address, retries=retries,
+                              gpus_per_run=gpus_per_run, only=only)
+    except KeyboardInterrupt:
+        runs = plan(grid, out)
+        done = sum(r.done for r in runs)
+        resume = _experiment_command_line(grid_file, out, jobs, launcher, address, retries,
+                                          gpus_per_run, only)
+        raise interrupted(
+            f"grid {grid.name} stopped: {done} of {len(runs)} runs done, {len(runs) - done} "
+            f"left (runs in progress are unfinished and start again); rerun the same command "
+            f"to resume: `{resume}`") from None
     except GridError as exc:
         raise _fail(str(exc)) from None
     print(f"{report['finished']}/{report['total']} runs finished; report: {out / 'results.md'}")

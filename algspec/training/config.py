@@ -132,3 +132,34 @@ class TrainConfig:
 def option_names() -> list[str]:
     """The names a grid file may set under `train:`."""
     return [f.name for f in dataclasses.fields(TrainConfig) if f.name != "algorithm"]
+
+
+# TrainConfig fields that `algspec train` sets by a flag of the same name (dashes for
+# underscores); the others keep their defaults there and are set only by a grid's `train:`.
+TRAIN_FLAGS = ("processor", "hidden", "steps", "batch_size", "train_sizes", "val_size",
+               "test_size", "train_samples", "val_samples", "test_samples", "seed",
+               "eval_every", "learning_rate")
+
+
+def train_command_line(config: TrainConfig, out: str) -> str | None:
+    """The `algspec train` command that starts this run again into `out` (an unfinished
+    run there is restarted; a finished one is kept unless `--overwrite` is added), or None
+    when an option has no `train` flag (a grid's run: rerun its grid)."""
+    import shlex
+
+    default = TrainConfig(algorithm=config.algorithm)
+    cli_only = {f.name for f in dataclasses.fields(TrainConfig)} - {
+        "algorithm", "generator_params", *TRAIN_FLAGS}
+    if any(getattr(config, k) != getattr(default, k) for k in cli_only):
+        return None
+    words = ["algspec", "train", config.algorithm]
+    for name in TRAIN_FLAGS:
+        value = getattr(config, name)
+        if name in ("processor", "seed") or value != getattr(default, name):
+            if name == "train_sizes":
+                value = ",".join(map(str, value))
+            words += [f"--{name.replace('_', '-')}", str(value)]
+    for key, value in config.generator_params.items():
+        words += ["--param", f"{key}={json.dumps(value)}"]
+    words += ["--out", str(out)]
+    return shlex.join(words)

@@ -52,12 +52,13 @@ def favoured(seq: dict[str, Any] | None, par: dict[str, Any] | None) -> str:
 
 def score_gap(table: dict[int, dict[str, dict[str, dict[str, Any]]]], task: str) -> float | None:
     """Mean over (hidden, processor) cells that have both sides of parallel minus sequential
-    test score; None while no cell has both."""
+    test micro-F1; None while no cell has both. Cells scored otherwise (an all-scalar file's
+    MSE) are left out: a difference of an F1 and an error means nothing."""
     gaps = []
     for by_proc in table.values():
         for cells in by_proc.values():
             seq, par = cells.get(f"{task}/sequential"), cells.get(f"{task}/parallel")
-            if seq and par:
+            if seq and par and all(c.get("metric", "micro_f1") == "micro_f1" for c in (seq, par)):
                 gaps.append(par["mean"] - seq["mean"])
     return statistics.fmean(gaps) if gaps else None
 

@@ -55,6 +55,7 @@ import math
 import os
 import statistics
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +64,8 @@ from typing import Any
 import yaml
 
 from algspec.training.config import TrainConfig, check_processor, option_names
+from algspec.training.metrics import score_text
+from algspec.training.runs import is_finished, read_result
 
 ROLES = ("sequential", "parallel")
 LAUNCHERS = ("local", "ray")
@@ -123,7 +126,8 @@ class RunSpec:
 
     @property
     def done(self) -> bool:
-        return (self.dir / "result.json").is_file()
+        """A complete result.json (see `algspec.training.runs`): done, whatever else."""
+        return is_finished(self.dir)
 
 
 def _as_list(value: Any, key: str, kind: type) -> list:
@@ -318,6 +322,78 @@ def _config_mismatch(run: RunSpec) -> list[str]:
     return [k for k in want if k != "algorithm" and saved.get(k) != want[k]]
 
 
+def select_only(runs: list[RunSpec], only: list[str] | None,
+                log: Callable[[str], None] = lambda s: None) -> list[RunSpec]:
+    """The runs whose folder name matches one of the shell patterns `only` (all without).
+
+    A pattern that matches no run is named in a note; when none matches any run, that is
+    a `GridError` listing a few run names, since nothing would be trained.
+    """
+    if not only:
+        return list(runs)
+    chosen = [r for r in runs if any(fnmatch.fnmatchcase(r.dir.name, p) for p in only)]
+    unmatched = [p for p in only if not any(fnmatch.fnmatchcase(r.dir.name, p) for r in runs)]
+    names = [r.dir.name for r in runs]
+    examples = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
+    if not chosen:
+        raise GridError(f"--only {' '.join(repr(p) for p in only)} matches none of the grid's "
+                        f"{len(runs)} runs (they are named like {examples})")
+    for p in unmatched:
+        log(f"note: --only {p!r} matches no run")
+    return chosen
+
+
+def _duration(seconds: float) -> str:
+    """A rough duration for an ETA: `40 s`, `12 min`, `3.5 h`."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+@dataclass
+class GridProgress:
+    """Where the runs started now stand, for the grid's log lines: done, running, failed,
+    left and an ETA from the pace so far (runs finished per second, side by side or not)."""
+
+    total: int
+    done: int = 0
+    failed: int = 0
+    start: float = field(default_factory=lambda: time.monotonic())
+
+    def finished(self, ok: bool) -> None:
+        """Count one run that ended (done or failed)."""
+        if ok:
+            self.done += 1
+        else:
+            self.failed += 1
+
+    def status(self, running: int) -> str:
+        """`3/16 done, 2 running, 1 failed, ETA 12 min`."""
+        ended = self.done + self.failed
+        left = self.total - ended
+        text = f"{self.done}/{self.total} done, {running} running, {self.failed} failed"
+        elapsed = time.monotonic() - self.start
+        if ended and left:
+            text += f", ETA {_duration(elapsed / ended * left)}"
+        return text
+
+
+def outcome_line(k: int, total: int, name: str, result: dict[str, Any] | None,
+                 error: str | None, status: str) -> str:
+    """The log line of a run that ended: its named scores (or why it failed) and the grid's
+    progress, e.g. `[3/16] done oets_mpnn_h8_s0: val micro-F1 0.91, test micro-F1 0.52`."""
+    if error is not None:
+        head = f"[{k}/{total}] failed {name}: {error}"
+    elif result is not None:
+        head = (f"[{k}/{total}] done {name}: val {score_text(result['val'])}, "
+                f"test {score_text(result['test'])}")
+    else:
+        head = f"[{k}/{total}] done {name}"
+    return f"{head}  ({status})"
+
+
 def run_grid(
     grid: Grid,
     out: Path,
@@ -360,13 +436,15 @@ def run_grid(
                 f"{r.dir} was trained with other options ({', '.join(diff)}); "
                 "use another output folder or delete that run"
             )
-    out.mkdir(parents=True, exist_ok=True)
+    notes: list[str] = []
+    chosen = select_only(runs, only, notes.append)
     unfinished = [r for r in runs if not r.done]
-    todo = [r for r in unfinished
-            if not only or any(fnmatch.fnmatchcase(r.dir.name, pat) for pat in only)]
+    todo = list({r.dir: r for r in chosen if not r.done}.values())  # one run per folder
     log(f"{grid.name}: {len(runs)} runs, {len(runs) - len(unfinished)} done, "
         f"{len(unfinished)} to go" + (f", {len(todo)} of them now" if only else "")
         + (f" ({launcher}, {jobs} at a time)" if jobs > 1 or launcher != "local" else ""))
+    for note in notes:
+        log(note)
     failures = []
     if launcher == "ray" or jobs > 1:
         from algspec.training import launch
@@ -379,21 +457,41 @@ def run_grid(
             outcomes = launch.run_local(todo, jobs, log, retries=retries, worker_cmd=worker_cmd)
         failures = [f"{o.run.dir.name}: {o.error}" for o in outcomes if not o.ok]
     else:
-        if train_fn is None:
-            from algspec.training.trainer import train as train_fn
-        for k, r in enumerate(todo, 1):
-            log(f"[{k}/{len(todo)}] {r.task} {r.role}: {_stem(r.config.algorithm)} "
-                f"{r.processor} h{r.hidden} seed {r.seed} -> {r.dir}")
-            try:
-                train_fn(r.config, r.dir, progress=progress)
-            except KeyboardInterrupt:
-                raise
-            except Exception as exc:  # noqa: BLE001 - one failed run must not stop the grid
-                failures.append(f"{r.dir.name}: {type(exc).__name__}: {exc}")
-                log(f"  failed: {type(exc).__name__}: {exc}")
-    report = write_report(grid, out)
+        failures = _run_here(todo, train_fn, progress, log)
+    out.mkdir(parents=True, exist_ok=True)  # after the launcher started: a refused one leaves
+    report = write_report(grid, out)        # no folder behind
     report["failures"] = failures
     return report
+
+
+def _run_here(todo: list[RunSpec], train_fn: Callable[..., dict] | None, progress: bool,
+              log: Callable[[str], None]) -> list[str]:
+    """Train `todo` in this process, one after another; the failures, one line each.
+    A run found finished when its turn comes (another process did it) is kept as it is."""
+    if train_fn is None:
+        from algspec.training.trainer import train as train_fn
+    tracker = GridProgress(len(todo))
+    failures = []
+    for k, r in enumerate(todo, 1):
+        if r.done:
+            tracker.finished(True)
+            log(outcome_line(k, len(todo), r.dir.name, read_result(r.dir), None,
+                             tracker.status(0)))
+            continue
+        log(f"[{k}/{len(todo)}] {r.task} {r.role}: {_stem(r.config.algorithm)} "
+            f"{r.processor} h{r.hidden} seed {r.seed} -> {r.dir}  ({tracker.status(1)})")
+        error = None
+        try:
+            train_fn(r.config, r.dir, progress=progress)
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:  # noqa: BLE001 - one failed run must not stop the grid
+            error = f"{type(exc).__name__}: {exc}"
+            failures.append(f"{r.dir.name}: {error}")
+        tracker.finished(error is None)
+        log(outcome_line(k, len(todo), r.dir.name, read_result(r.dir) if error is None
+                         else None, error, tracker.status(0)))
+    return failures
 
 
 def _mean_std(xs: list[float]) -> tuple[float, float]:
@@ -424,10 +522,36 @@ def collect(grid: Grid, out: Path) -> list[dict[str, Any]]:
     return rows
 
 
+SCORE_NOTE = ("Scores say what they are: micro-F1 (%) pools every output that is not a "
+              "scalar; an algorithm whose outputs are all scalar is scored by their mean "
+              "squared error (MSE, lower is better), and where a file has scalar outputs beside "
+              "others their MSE follows its micro-F1. Mean ± sample std over seeds.")
+
+
+def score_cell(splits: list[dict[str, Any]]) -> dict[str, Any]:
+    """Mean ± std of one split's scores over seeds, with the metric they share (`mixed`
+    if runs disagree) and the mean scalar MSE where the runs report one."""
+    mean, std = _mean_std([float(x["score"]) for x in splits])
+    metrics = {x.get("metric", "micro_f1") for x in splits}
+    mses = [float(x["mse"]) for x in splits if x.get("mse") is not None]
+    return {"mean": mean, "std": std, "n": len(splits),
+            "metric": metrics.pop() if len(metrics) == 1 else "mixed",
+            "mse": statistics.fmean(mses) if mses else None}
+
+
 def _fmt(cell: dict[str, Any] | None) -> str:
+    """A score cell as the report prints it: `81.2% ± 3.1` (micro-F1, with `; MSE 0.012`
+    when scalar outputs are beside it) or `MSE 0.012 ± 0.003` (all outputs scalar)."""
     if not cell:
         return "–"
-    return f"{100 * cell['mean']:.1f}% ± {100 * cell['std']:.1f}"
+    if cell.get("metric") == "neg_mse":
+        return f"MSE {-cell['mean']:.3g} ± {cell['std']:.2g}"
+    text = f"{100 * cell['mean']:.1f}% ± {100 * cell['std']:.1f}"
+    if cell.get("metric") == "mixed":
+        text += " (mixed metrics)"
+    if cell.get("mse") is not None:
+        text += f"; MSE {cell['mse']:.3g}"
+    return text
 
 
 def write_report(grid: Grid, out: Path) -> dict[str, Any]:
@@ -447,14 +571,13 @@ def write_report(grid: Grid, out: Path) -> dict[str, Any]:
                            x["processor"] == p and x["task"] == t.name and x["role"] == role]
                     if not sel:
                         continue
-                    mean, std = _mean_std([s["test"]["score"] for s in sel])
                     steps = [st for s in sel if (st := _step_time(s)) is not None]
                     table[h][p][f"{t.name}/{role}"] = {
-                        "mean": mean, "std": std, "n": len(sel),
+                        **score_cell([s["test"] for s in sel]),
                         "seconds_per_step": statistics.fmean(steps) if steps else None,
                     }
 
-    lines = [f"# {grid.name}: out-of-distribution micro-F1", ""]
+    lines = [f"# {grid.name}: out-of-distribution test scores", "", SCORE_NOTE, ""]
     n_done, n_all = len(rows), len(plan(grid, out))
     first = rows[0]["result"] if rows else {}
     lines.append(f"{n_done} of {n_all} runs finished. Test at n = {first.get('test', {}).get('size', '?')}"
@@ -486,7 +609,8 @@ def write_report(grid: Grid, out: Path) -> dict[str, Any]:
                 seq = table[h][p].get(f"{t.name}/sequential")
                 par = table[h][p].get(f"{t.name}/parallel")
                 s, q = _fmt(seq), _fmt(par)
-                if seq and par and not math.isclose(seq["mean"], par["mean"]):
+                if (seq and par and seq["metric"] == par["metric"]
+                        and not math.isclose(seq["mean"], par["mean"])):
                     if seq["mean"] > par["mean"]:
                         s = f"**{s}**"
                     else:
@@ -564,10 +688,10 @@ def _variants_section(grid: Grid, rows: list[dict[str, Any]]
                       ) -> tuple[list[str], dict[str, Any]]:
     """The variants' table (one per hidden size): test score per processor beside the reference.
 
-    Each cell is the out-of-distribution test micro-F1 (mean ± sample std over
-    the finished seeds, their count as `n=`), then the validation score in
-    brackets, so a variant that fails in distribution is told apart from one
-    that fails to generalise.
+    Each cell is the out-of-distribution test score (mean ± sample std over
+    the finished seeds, their count as `n=`; micro-F1, or MSE for all-scalar
+    outputs, see `_fmt`), then the validation score in brackets, so a variant
+    that fails in distribution is told apart from one that fails to generalise.
     """
     if not grid.variants:
         return [], {}
@@ -582,7 +706,8 @@ def _variants_section(grid: Grid, rows: list[dict[str, Any]]
     if ref:
         lines += [(f"Reference: {ref_label}, {100 * float(ref['score']):.1f}% for every processor. "
                   "Cells: test micro-F1, mean ± std over seeds (n = finished seeds), "
-                  "validation in brackets; Δ is the best processor's mean minus the reference."),
+                  "validation in brackets; Δ is the best processor's mean minus the reference "
+                  "(micro-F1 cells only)."),
                   ""]
     data: dict[str, Any] = {}
     for h in grid.hidden:
@@ -600,12 +725,14 @@ def _variants_section(grid: Grid, rows: list[dict[str, Any]]
                 if not sel:
                     cells.append("–" if p in (v.processors or grid.processors) else "")
                     continue
-                mean, std = _mean_std([s["test"]["score"] for s in sel])
-                val = statistics.fmean(s["val"]["score"] for s in sel)
-                data[str(h)][v.name][p] = {"mean": mean, "std": std, "n": len(sel), "val": val}
-                best = mean if best is None else max(best, mean)
-                cells.append(f"{100 * mean:.1f}% ± {100 * std:.1f} (n={len(sel)}) "
-                             f"[{100 * val:.1f}]")
+                cell = score_cell([s["test"] for s in sel])
+                val = score_cell([s["val"] for s in sel])
+                data[str(h)][v.name][p] = {**cell, "val": val["mean"], "val_metric": val["metric"]}
+                if cell["metric"] == "micro_f1":
+                    best = cell["mean"] if best is None else max(best, cell["mean"])
+                val_text = (f"MSE {-val['mean']:.3g}" if val["metric"] == "neg_mse"
+                            else f"{100 * val['mean']:.1f}")
+                cells.append(f"{_fmt(cell)} (n={len(sel)}) [{val_text}]")
             delta = ([f"{100 * (best - float(ref['score'])):+.1f}" if best is not None else "–"]
                      if ref else [])
             lines.append(f"| {v.name} | " + " | ".join(cells + delta) + f" | {v.note} |")

@@ -6,6 +6,10 @@ worker that dies (killed, out of memory, a lost Ray node) leaves its run
 "todo". Such a run is retried `retries` times, then reported as failed; the
 next `algspec experiment` on the same folder picks it up again. A run whose
 training raises is reported at once (retrying would fail the same way).
+Conversely a run folder holding a complete `result.json` is done whatever
+its worker's exit status (it may be killed just after writing it): it is
+checked before every attempt and after every exit, so a retry never starts
+over, and never deletes, a finished run.
 
 GPU memory: every run gets its own process and, unless the environment
 already says otherwise, a preallocated share of 0.9 / (runs side by side) of
@@ -23,16 +27,16 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from algspec.training.experiment import GridError, RunSpec
+from algspec.training.experiment import GridError, GridProgress, RunSpec, outcome_line
+from algspec.training.runs import RESULT, is_finished, read_result
 from algspec.training.worker import EXIT_RUN_FAILED
 
-RESULT = "result.json"
 Log = Callable[[str], None]
 
 
@@ -92,6 +96,8 @@ def run_local(
         logfile = run.dir / "worker.log"
         error, died = "", False
         for attempt in range(1, retries + 2):
+            if is_finished(run.dir):  # finished meanwhile (another grid process): keep it
+                return Outcome(run, True, attempts=attempt - 1)
             if stopping.is_set():
                 return Outcome(run, False, "grid interrupted", attempts=attempt)
             with open(logfile, "ab") as f:
@@ -103,7 +109,7 @@ def run_local(
                 code = proc.wait()
                 with lock:
                     live.discard(proc)
-            if code == 0 and (run.dir / RESULT).is_file():
+            if is_finished(run.dir):  # done, whatever the exit status (killed just after)
                 return Outcome(run, True, attempts=attempt)
             if code == EXIT_RUN_FAILED:
                 return Outcome(run, False, _log_tail(logfile, 1) or "training raised",
@@ -115,13 +121,17 @@ def run_local(
         return Outcome(run, False, error, died=died, attempts=retries + 1)
 
     outcomes: list[Outcome] = []
+    tracker = GridProgress(len(todo))
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
     try:
         futures = {pool.submit(one, r): r for r in todo}
         for k, fut in enumerate(as_completed(futures), 1):
             o = fut.result()
             outcomes.append(o)
-            _log_outcome(o, k, len(todo), log)
+            tracker.finished(o.ok)
+            with lock:
+                running = len(live)
+            _log_outcome(o, k, len(todo), log, tracker.status(running))
     except BaseException:
         stopping.set()
         with lock:
@@ -134,21 +144,81 @@ def run_local(
     return outcomes
 
 
-def _log_outcome(o: Outcome, k: int, total: int, log: Log) -> None:
-    r = o.run
-    what = f"{r.dir.name}"
-    if o.ok:
-        try:
-            res = json.loads((r.dir / RESULT).read_text())
-            log(f"[{k}/{total}] done {what}: val {res['val']['score']:.4f} "
-                f"test {res['test']['score']:.4f}")
-        except (OSError, KeyError, json.JSONDecodeError):
-            log(f"[{k}/{total}] done {what}")
-    else:
-        log(f"[{k}/{total}] failed {what}: {o.error}")
+def _log_outcome(o: Outcome, k: int, total: int, log: Log, status: str) -> None:
+    """One line per run that ended: its named scores or why it failed, and the grid's
+    progress (`status`: done, running, failed, ETA)."""
+    log(outcome_line(k, total, o.run.dir.name, read_result(o.run.dir) if o.ok else None,
+                     None if o.ok else o.error, status))
 
 
 # --- Ray -------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _held_stderr() -> Iterator[Callable[[], None]]:
+    """Hold back what is written to file descriptor 2 (C++ logs too) inside the block;
+    calling the yielded function replays it. A failed connection's retry warnings are then
+    dropped for one error line, and a good connection's messages still show."""
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield lambda: None
+        return
+    replayed = False
+
+    def replay() -> None:
+        nonlocal replayed
+        replayed = True
+
+    with tempfile.TemporaryFile() as sink:
+        sys.stderr.flush()
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield replay
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            if replayed:
+                sink.seek(0)
+                sys.stderr.write(sink.read().decode(errors="replace"))
+                sys.stderr.flush()
+
+
+def _connect(ray: Any, address: str, kwargs: dict[str, Any]) -> None:
+    """`ray.init(address=...)`, or a `GridError` naming the address and what to do when no
+    cluster answers there."""
+    def unreachable(why: str) -> GridError:
+        return GridError(
+            f"--address {address}: no Ray cluster could be reached ({why}); start one "
+            "with `ray start --head` on this machine (then --address auto), or leave out "
+            "--address to run the grid on a local Ray instance (or use --jobs N without Ray)")
+
+    why = _probe(address)  # Ray itself retries a silent host:port for minutes
+    if why is not None:
+        raise unreachable(why)
+    with _held_stderr() as replay:
+        try:
+            ray.init(address=address, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - ConnectionError, TimeoutError, RuntimeError...
+            raise unreachable((str(exc).strip().splitlines() or [type(exc).__name__])[0]) \
+                from None
+        replay()
+
+
+def _probe(address: str, timeout: float = 5.0) -> str | None:
+    """Why nothing answers at a `host:port` (or `ray://host:port`) address, or None when
+    something listens there or the address names no port (`auto`)."""
+    import socket
+
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        return None
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            return None
+    except OSError as e:
+        return f"nothing answers at {host}:{port}: {e.strerror or e}"
 
 
 def _alg_sources(config: dict[str, Any]) -> dict[str, str]:
@@ -242,7 +312,7 @@ def run_ray(
         if env:
             kwargs["runtime_env"] = {"env_vars": env}
         if address:
-            ray.init(address=address, **kwargs)
+            _connect(ray, address, kwargs)
         else:
             ray.init(num_cpus=num_cpus or jobs or os.cpu_count(), **kwargs)
         started = True
@@ -255,17 +325,31 @@ def run_ray(
     pending: dict[Any, RunSpec] = {}
     queue = list(todo)
     outcomes: list[Outcome] = []
+    tracker = GridProgress(len(todo))
     limit = jobs or len(todo) or 1
+
+    def ended(o: Outcome) -> None:
+        outcomes.append(o)
+        tracker.finished(o.ok)
+        _log_outcome(o, len(outcomes), len(todo), log, tracker.status(len(pending)))
+
     try:
         while queue or pending:
             while queue and len(pending) < limit:
                 r = queue.pop(0)
+                if r.done:  # finished meanwhile (another grid process): keep it
+                    ended(Outcome(r, True, attempts=0))
+                    continue
                 cfg = r.config.to_dict()
                 pending[task.remote(cfg, _alg_sources(cfg), cwd, train_fn)] = r
+            if not pending:
+                continue
             ready, _ = ray.wait(list(pending), num_returns=1)
             r = pending.pop(ready[0])
             try:
-                write_run_files(r.dir, ray.get(ready[0]))
+                files = ray.get(ready[0])
+                if not r.done:  # a finished run there is never replaced
+                    write_run_files(r.dir, files)
                 o = Outcome(r, True)
             except ray.exceptions.RayTaskError as exc:  # training raised
                 cause = exc.cause if getattr(exc, "cause", None) is not None else exc
@@ -278,8 +362,9 @@ def run_ray(
                 o = Outcome(r, False, f"{type(exc).__name__}: {exc}".splitlines()[0])
             except (OSError, ValueError) as exc:
                 o = Outcome(r, False, f"{type(exc).__name__}: {exc}")
-            outcomes.append(o)
-            _log_outcome(o, len(outcomes), len(todo), log)
+            if not o.ok and r.done:  # finished elsewhere while this attempt failed
+                o = Outcome(r, True, attempts=o.attempts)
+            ended(o)
     finally:
         for ref in pending:
             ray.cancel(ref, force=True)

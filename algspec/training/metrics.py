@@ -28,8 +28,23 @@ is computed once from the sums ("micro" averaging). How elements count:
   original name.
 - ``scalar``: not a classification; it contributes no TP/FP/FN. Its mean
   squared error is reported in ``per_output`` (key ``"<name>"`` holds the
-  MSE). If a task has only scalar outputs, ``score`` is minus the mean MSE,
-  so that "higher is better" still holds for model selection.
+  MSE) and pooled over every scalar entry into ``mse``.
+
+What each number is travels with it, so no figure is read in the wrong unit:
+``per_output_metric`` names each output's figure (``f1`` for masks,
+``accuracy`` for pointers, ``mask_one``, categorical and permutations, whose
+F1 equals their accuracy, ``mse`` for scalars), and ``metric`` names
+``score``:
+
+- ``micro_f1``: the micro-F1 pooled over every non-scalar output (any file
+  with at least one). Scalar outputs are not in it (an error is not a
+  TP/FP/FN count); their pooled MSE is reported beside it as ``mse``.
+- ``neg_mse``: a file whose outputs are all scalar has no F1; ``score`` is
+  then minus the pooled MSE, so that "higher is better" holds for every score.
+
+Model selection (`selection_key`) compares ``score`` first and, among equal
+scores, the lower scalar MSE, so a mixed file's scalar outputs still decide
+between checkpoints that classify equally well.
 
 Counts are accumulated batch by batch (`Tally`), so a test set never has to
 be concatenated in memory.
@@ -45,7 +60,14 @@ import numpy as np
 
 MASKED = -1.0  # clrs.specs.OutputClass.MASKED
 
-__all__ = ["Counts", "Tally", "counts_for", "f1", "fuse_permutation", "micro_f1"]
+__all__ = ["Counts", "Tally", "counts_for", "f1", "fuse_permutation", "micro_f1",
+           "score_text", "selection_key"]
+
+# What `per_output` holds for each CLRS output type, and what `score` is.
+OUTPUT_METRIC = {"mask": "f1", "mask_one": "accuracy", "categorical": "accuracy",
+                 "pointer": "accuracy", "should_be_permutation": "accuracy",
+                 "permutation_pointer": "accuracy", "scalar": "mse"}
+SCORE_NAMES = {"micro_f1": "micro-F1", "neg_mse": "MSE"}
 
 
 class DataPointLike(Protocol):
@@ -165,32 +187,67 @@ class Tally:
     """Per-output counts accumulated over batches."""
 
     counts: dict[str, Counts] = field(default_factory=dict)
+    metrics: dict[str, str] = field(default_factory=dict)
 
     def add(self, outputs: Iterable[DataPointLike], preds: Mapping[str, DataPointLike]) -> None:
         """Add one batch: ground-truth output DataPoints and predicted ones by name."""
         for name, type_, pred, truth in _pairs(outputs, preds):
             self.counts.setdefault(name, Counts())
             self.counts[name] += counts_for(type_, pred, truth)
+            self.metrics[name] = OUTPUT_METRIC.get(type_, "f1")
 
     def summary(self) -> dict[str, Any]:
-        """``{"score": micro-F1 over all outputs, "per_output": {name: F1 or MSE}}``."""
+        """The score, what it is, the scalar outputs' pooled MSE, and each output's figure
+        with its metric name (see the module docstring)."""
         per_output: dict[str, float] = {}
+        per_metric: dict[str, str] = {}
         pooled = Counts()
-        mses = []
+        scalar = Counts()
         for name, c in self.counts.items():
             if c.is_scalar:
                 per_output[name] = c.sse / c.n_scalar
-                mses.append(per_output[name])
+                per_metric[name] = "mse"
+                scalar += c
             else:
                 per_output[name] = f1(c.tp, c.fp, c.fn)
+                per_metric[name] = self.metrics.get(name, "f1")
                 pooled += Counts(tp=c.tp, fp=c.fp, fn=c.fn)
-        if pooled.tp + pooled.fp + pooled.fn > 0:
-            score = f1(pooled.tp, pooled.fp, pooled.fn)
-        elif mses:
-            score = -float(np.mean(mses))
+        mse = scalar.sse / scalar.n_scalar if scalar.n_scalar else None
+        if mse is not None and all(m == "mse" for m in per_metric.values()):
+            metric, score = "neg_mse", -mse  # nothing to classify: the error is the score
         else:
-            score = 1.0
-        return {"score": score, "per_output": per_output}
+            metric = "micro_f1"
+            score = f1(pooled.tp, pooled.fp, pooled.fn)
+        return {"score": score, "metric": metric, "mse": mse,
+                "per_output": per_output, "per_output_metric": per_metric}
+
+
+def selection_key(summary: Mapping[str, Any]) -> tuple[float, float]:
+    """What model selection maximises: the score, then the lower scalar MSE on ties."""
+    mse = summary.get("mse")
+    tie = -float(mse) if mse is not None and summary.get("metric") != "neg_mse" else 0.0
+    return (float(summary["score"]), tie if np.isfinite(tie) else -np.inf)
+
+
+def score_text(summary: Mapping[str, Any], digits: int = 4) -> str:
+    """The score as a reader should see it, named: ``micro-F1 0.9123``,
+    ``micro-F1 0.9123, scalar MSE 0.0120`` or ``MSE 1.7900`` (an all-scalar file).
+    A summary without ``metric`` (written before it was recorded) is a micro-F1."""
+    metric = summary.get("metric", "micro_f1")
+    score = float(summary["score"])
+    if metric == "neg_mse":
+        return f"MSE {-score:.{digits}f}"
+    text = f"{SCORE_NAMES.get(metric, metric)} {score:.{digits}f}"
+    if summary.get("mse") is not None:
+        text += f", scalar MSE {float(summary['mse']):.{digits}f}"
+    return text
+
+
+def per_output_lines(summary: Mapping[str, Any], digits: int = 4) -> list[str]:
+    """One ``name (metric): value`` line per output, so F1, accuracy and MSE are told apart."""
+    metrics = summary.get("per_output_metric") or {}
+    return [f"{name} ({metrics.get(name, 'f1')}): {float(v):.{digits}f}"
+            for name, v in (summary.get("per_output") or {}).items()]
 
 
 def micro_f1(outputs: Iterable[DataPointLike], preds: Mapping[str, DataPointLike]) -> dict:

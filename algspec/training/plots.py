@@ -41,6 +41,14 @@ def read_metrics(path: str | Path) -> list[dict[str, Any]]:
     return records
 
 
+def _val_curve(records: Sequence[dict[str, Any]]) -> tuple[str, list[float]]:
+    """What the validation curve is and its values: micro-F1, or the MSE of a run whose
+    outputs are all scalar (its score is minus the MSE; the plot shows the MSE itself)."""
+    if records and all(r.get("val_metric") == "neg_mse" for r in records):
+        return "MSE", [-float(r["val_score"]) for r in records]
+    return "micro-F1", [float(r["val_score"]) for r in records]
+
+
 def plot_run(metrics_path: str | Path, png: str | Path, title: str = "") -> None:
     """Loss (left axis, log scale) and validation score (right axis) of one run."""
     plt = _pyplot()
@@ -53,10 +61,11 @@ def plot_run(metrics_path: str | Path, png: str | Path, title: str = "") -> None
     if records and min(r["loss"] for r in records) > 0:
         ax.set_yscale("log")
     ax2 = ax.twinx()
-    ax2.plot(steps, [r["val_score"] for r in records], color="tab:red", linestyle="--",
-             label="validation micro-F1")
-    ax2.set_ylabel("validation micro-F1")
-    ax2.set_ylim(0, 1.02)
+    name, values = _val_curve(records)
+    ax2.plot(steps, values, color="tab:red", linestyle="--", label=f"validation {name}")
+    ax2.set_ylabel(f"validation {name}")
+    if name == "micro-F1":
+        ax2.set_ylim(0, 1.02)
     lines = ax.get_lines() + ax2.get_lines()
     ax.legend(lines, [ln.get_label() for ln in lines], loc="center right", fontsize=8)
     ax.set_title(title, fontsize=9)
@@ -100,7 +109,8 @@ def plot_task_curves(
     """One panel per processor; curves[processor][role] = metrics of each seed.
 
     `role` is "sequential" or "parallel"; the mean over seeds is drawn, loss
-    on the left axis (solid), validation micro-F1 on the right (dashed).
+    on the left axis (solid), validation micro-F1 (or MSE, for all-scalar
+    outputs: see `_val_curve`) on the right (dashed).
     """
     import numpy as np
 
@@ -110,6 +120,7 @@ def plot_task_curves(
                              squeeze=False)
     for ax, proc in zip(axes[0], procs, strict=False):
         ax2 = ax.twinx()
+        names = set()
         for role, color, lw in (("sequential", SEQ_COLOR, 1.2), ("parallel", PAR_COLOR, 2.0)):
             runs = [r for r in curves[proc].get(role, []) if r]
             if not runs:
@@ -117,7 +128,9 @@ def plot_task_curves(
             n = min(len(r) for r in runs)
             steps = [rec["step"] for rec in runs[0][:n]]
             loss = np.mean([[rec["loss"] for rec in r[:n]] for r in runs], axis=0)
-            val = np.mean([[rec["val_score"] for rec in r[:n]] for r in runs], axis=0)
+            curves_ = [_val_curve(r[:n]) for r in runs]
+            names |= {c[0] for c in curves_}
+            val = np.mean([c[1] for c in curves_], axis=0)
             name = labels.get(role, role)
             ax.plot(steps, loss, color=color, linewidth=lw, label=f"{name} loss")
             ax2.plot(steps, val, color=color, linewidth=lw, linestyle="--",
@@ -125,8 +138,9 @@ def plot_task_curves(
         ax.set_yscale("log")
         ax.set_xlabel("step")
         ax.set_ylabel("loss")
-        ax2.set_ylim(0, 1.02)
-        ax2.set_ylabel("validation micro-F1")
+        if names <= {"micro-F1"}:
+            ax2.set_ylim(0, 1.02)
+        ax2.set_ylabel("validation " + " / ".join(sorted(names) or ["micro-F1"]))
         ax.set_title(proc, fontsize=9)
         lines = ax.get_lines() + ax2.get_lines()
         ax.legend(lines, [ln.get_label() for ln in lines], fontsize=6, loc="center right")

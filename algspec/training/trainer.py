@@ -4,11 +4,20 @@ A run folder holds:
 
 - ``config.json``   the `TrainConfig`;
 - ``metrics.jsonl`` one line per validation: step, mean training loss since
-  the previous validation, validation score and per-output scores;
+  the previous validation, validation score (``val_metric`` names it) and
+  per-output scores (``val_per_output_metric`` names theirs);
 - ``curves.png``    loss and validation score over steps;
 - ``checkpoint.pkl`` best-by-validation parameters (numpy) + config + spec,
   which `evaluate_run` re-tests at any size;
-- ``result.json``   written last and atomically: a run folder with it is done.
+- ``result.json``   written last and atomically: a run folder with it is done,
+  and no later start-up deletes it unless asked to (``overwrite``).
+
+Scores are named where they are stored: ``metric`` says whether ``score`` is
+a micro-F1 or a negated MSE, ``per_output_metric`` what each output's figure
+is (see `algspec.training.metrics`). Progress (data generation, compiling,
+steps, evaluation) goes to stderr when ``progress`` is on. Ctrl-C is held
+back while compiled code runs and raised between steps, as
+`TrainingInterrupted`, which says where the run stopped.
 
 The training loop follows the protocol of CLRS's `examples/run.py` (one
 sampler per training size, sizes cycled step by step, full trajectories, no
@@ -24,8 +33,10 @@ import os
 import pickle
 import platform
 import statistics
+import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,11 +56,26 @@ from algspec.training.data import (
     training_stream,
     use_pred_as_input,
 )
-from algspec.training.metrics import Tally
+from algspec.training.metrics import Tally, score_text, selection_key
+from algspec.training.runs import (
+    CHECKPOINT,
+    RESULT,
+    DeferredInterrupt,
+    RunExistsError,
+    TrainingInterrupted,
+    describe_unfinished,
+    read_result,
+)
 
-CHECKPOINT = "checkpoint.pkl"
-RESULT = "result.json"
 CHECKPOINT_FORMAT = "algspec-checkpoint/1"
+
+
+class UnfinishedRunError(FileNotFoundError):
+    """A folder without a checkpoint: not a run, or a run not finished (interrupted)."""
+
+    def __init__(self, run_dir: Path, message: str) -> None:
+        super().__init__(message)
+        self.run_dir = run_dir
 
 
 def write_json_atomic(path: Path, obj: Any) -> None:
@@ -100,6 +126,12 @@ def build_model(spec: dict, dummy: Any, config: TrainConfig, checkpoint_dir: Pat
     )
 
 
+def _note(progress: bool, message: str) -> None:
+    """A progress line on stderr (the progress bars' stream), only when progress is on."""
+    if progress:
+        print(message, file=sys.stderr, flush=True)
+
+
 def init_model(model: Any, features: Any, seed: int) -> None:
     """`BaselineModel.init`, but with the parameter initialisation jitted.
 
@@ -120,15 +152,26 @@ def init_model(model: Any, features: Any, seed: int) -> None:
     model.opt_state_skeleton = model.opt.init(jnp.zeros(1))
 
 
-def evaluate(model: Any, feedback: Any, batch_size: int, seed: int) -> dict[str, Any]:
-    """Micro-F1 of the model's outputs on a whole fixed dataset."""
+def evaluate(model: Any, feedback: Any, batch_size: int, seed: int, *,
+             progress: bool = False, desc: str = "evaluating",
+             interrupt: DeferredInterrupt | None = None) -> dict[str, Any]:
+    """The scores of the model's outputs on a whole fixed dataset (see `metrics.Tally`).
+
+    `progress` shows a bar over the batches (a large test set takes minutes);
+    `interrupt` holds Ctrl-C back while `predict` compiles and runs."""
     import jax
+    from tqdm import tqdm
 
     key = jax.random.PRNGKey(seed)
     tally = Tally()
-    for batch in batches(feedback, batch_size):
-        preds, _ = model.predict(key, batch.features)
-        tally.add(batch.outputs, jax.device_get(preds))
+    guard = interrupt or DeferredInterrupt("this batch")
+    total = -(-int(np.shape(feedback.features.lengths)[0]) // batch_size)
+    for batch in tqdm(batches(feedback, batch_size), total=total, desc=desc, unit="batch",
+                      disable=not progress, leave=False, dynamic_ncols=True, file=sys.stderr):
+        with guard.hold():
+            preds, _ = model.predict(key, batch.features)
+            preds = jax.device_get(preds)
+        tally.add(batch.outputs, preds)
     return tally.summary()
 
 
@@ -167,24 +210,51 @@ def _test_set(source: Source, config: TrainConfig, size: int, samples: int) -> t
     )
 
 
-def train(config: TrainConfig, out_dir: str | Path, *, progress: bool = True) -> dict[str, Any]:
-    """Train, keep the best-by-validation parameters, test them; write the run folder."""
-    import jax
-    from tqdm import tqdm
+def _clear_for_start(out: Path, overwrite: bool) -> None:
+    """Make `out` ready for a new run: a finished run there is kept unless `overwrite`;
+    an unfinished run's leftovers are replaced (its stale checkpoint too)."""
+    if not overwrite and (res := read_result(out)) is not None:
+        raise RunExistsError(
+            f"{out} holds a finished run (test {score_text(res['test'])}); "
+            "use another output folder, or overwrite it explicitly")
+    for stale in (RESULT, CHECKPOINT):  # a restart must not leave an old "done" marker
+        (out / stale).unlink(missing_ok=True)
 
+
+def train(config: TrainConfig, out_dir: str | Path, *, progress: bool = True,
+          overwrite: bool = False,
+          on_interrupt: Callable[[TrainingInterrupted], str] | None = None) -> dict[str, Any]:
+    """Train, keep the best-by-validation parameters, test them; write the run folder.
+
+    A folder that already holds a finished run raises `RunExistsError` unless
+    `overwrite`. Ctrl-C raises `TrainingInterrupted` (a KeyboardInterrupt)
+    after the step in flight; the folder is then left unfinished (no
+    result.json), and starting the run again trains it from the beginning.
+    A second Ctrl-C while compiled code runs stops the process at once, after
+    printing `on_interrupt(...)` (what is left, how to resume). Ctrl-C before
+    the run folder is written (loading, data generation) is a plain
+    KeyboardInterrupt: nothing was written.
+    """
     from algspec.training.plots import plot_run
 
     out = Path(out_dir)
+    if not overwrite and read_result(out) is not None:  # before minutes of data generation
+        _clear_for_start(out, overwrite)
+    _note(progress, "loading JAX, TensorFlow and dm-clrs")
     source = _source_for(config)  # first: a bad source leaves no run folder behind
     pred_as_input = use_pred_as_input(source, config.pred_as_input)
     sizes = list(config.train_sizes)
     with _data_errors(source):  # a file that cannot be sampled leaves no run folder either
-        streams = [
-            training_stream(source, n, config.train_samples, config.batch_size,
-                            derive_seed(config.seed, "train", n), random_pos=config.random_pos,
-                            pred_as_input=pred_as_input)
-            for n in sizes
-        ]
+        streams = []
+        for n in sizes:
+            _note(progress, f"generating data: {config.train_samples} training samples "
+                  f"at n={n}")
+            streams.append(training_stream(
+                source, n, config.train_samples, config.batch_size,
+                derive_seed(config.seed, "train", n), random_pos=config.random_pos,
+                pred_as_input=pred_as_input))
+        _note(progress, f"generating data: {config.val_samples} validation samples "
+              f"at n={config.val_size}")
         spec, val_set = fixed_set(
             source, config.val_size, config.val_samples,
             derive_seed(config.seed, "val", config.val_size),
@@ -195,12 +265,40 @@ def train(config: TrainConfig, out_dir: str | Path, *, progress: bool = True) ->
         init_batch = next(streams[int(np.argmax(sizes))])
         _test_set(source, config, config.test_size, 2)  # the test size samples too
     out.mkdir(parents=True, exist_ok=True)
-    for stale in (RESULT, CHECKPOINT):  # a rerun must not leave an old "done" marker
-        (out / stale).unlink(missing_ok=True)
+    _clear_for_start(out, overwrite)
     write_json_atomic(out / "config.json", config.to_dict())
 
-    model = build_model(spec, init_batch, config, out)
-    init_model(model, init_batch.features, config.seed)
+    state = _LoopState()
+    guard = DeferredInterrupt("the current step", on_force=None if on_interrupt is None else (
+        lambda: on_interrupt(TrainingInterrupted(out, state.steps_done, config.steps))))
+    try:
+        with guard.hold():
+            _note(progress, f"compiling: model initialisation ({config.processor}, "
+                  f"hidden {config.hidden})")
+            model = build_model(spec, init_batch, config, out)
+            init_model(model, init_batch.features, config.seed)
+        return _train_loop(config, out, source, spec, sizes, streams, val_set, model,
+                           guard, state, progress, plot_run)
+    except TrainingInterrupted:
+        raise
+    except KeyboardInterrupt:
+        raise TrainingInterrupted(out, state.steps_done, config.steps) from None
+
+
+@dataclass
+class _LoopState:
+    """How far the loop got (read when Ctrl-C stops it)."""
+
+    steps_done: int = 0
+
+
+def _train_loop(config: TrainConfig, out: Path, source: Source, spec: dict, sizes: list[int],
+                streams: list[Iterator[Any]], val_set: Any, model: Any,
+                guard: DeferredInterrupt, state: _LoopState, progress: bool,
+                plot_run: Any) -> dict[str, Any]:
+    """The training steps, validation, test and the run folder's files."""
+    import jax
+    from tqdm import tqdm
 
     key = jax.random.PRNGKey(config.seed)
     eval_seed = derive_seed(config.seed, "val", 0)
@@ -208,63 +306,78 @@ def train(config: TrainConfig, out_dir: str | Path, *, progress: bool = True) ->
     compile_seconds = 0.0
     seen_sizes: set[int] = set()
     losses_since_eval: list[float] = []
-    best_score = -np.inf
+    best_key: tuple[float, float] = (-np.inf, -np.inf)
     best_params: Any = None
     best_step = -1
     best_val: dict[str, Any] = {}
-    last_val: float | None = None
+    last_val: dict[str, Any] | None = None
     last_loss = float("nan")
 
     bar = tqdm(total=config.steps, desc=f"{source.name}/{config.processor}",
-               disable=not progress, dynamic_ncols=True, leave=True)
+               disable=not progress, dynamic_ncols=True, leave=True, file=sys.stderr)
     t_start = time.perf_counter()
     with open(out / "metrics.jsonl", "w") as metrics:
         for step in range(config.steps):
             i = step % len(sizes)
             batch = next(streams[i])
             key, sub = jax.random.split(key)
+            first = sizes[i] not in seen_sizes
+            if first and progress:  # the first step of a size compiles it: minutes on a CPU
+                bar.set_postfix_str(f"compiling the step at n={sizes[i]}")
             t0 = time.perf_counter()
-            loss = model.feedback(sub, batch)
-            jax.block_until_ready(loss)  # dispatch is async: time the finished step
+            with guard.hold():
+                loss = model.feedback(sub, batch)
+                jax.block_until_ready(loss)  # dispatch is async: time the finished step
             dt = time.perf_counter() - t0
-            if sizes[i] in seen_sizes:
-                step_times[sizes[i]].append(dt)
-            else:  # first step of a size compiles it
+            if first:
                 seen_sizes.add(sizes[i])
                 compile_seconds += dt
+            else:
+                step_times[sizes[i]].append(dt)
             last_loss = float(loss)
             losses_since_eval.append(last_loss)
 
             if step % config.eval_every == 0 or step == config.steps - 1:
-                val = evaluate(model, val_set, config.eval_batch_size, eval_seed)
-                last_val = val["score"]
+                if progress and step == 0:
+                    bar.set_postfix_str(f"compiling validation at n={config.val_size}")
+                val = evaluate(model, val_set, config.eval_batch_size, eval_seed,
+                               interrupt=guard)
+                last_val = val
                 record = {
                     "step": step,
                     "loss": float(np.mean(losses_since_eval)),
                     "last_loss": last_loss,
                     "val_score": val["score"],
+                    "val_metric": val["metric"],
+                    "val_mse": val["mse"],
                     "val_per_output": val["per_output"],
+                    "val_per_output_metric": val["per_output_metric"],
                     "elapsed": time.perf_counter() - t_start,
                 }
                 metrics.write(json.dumps(record) + "\n")
                 metrics.flush()
                 losses_since_eval = []
-                if val["score"] > best_score:
-                    best_score = val["score"]
+                if selection_key(val) > best_key:
+                    best_key = selection_key(val)
                     best_params = _numpy_params(model.params)
                     best_step = step
                     best_val = val
+            state.steps_done = step + 1
             bar.set_postfix(loss=f"{last_loss:.3f}",
-                            val=("-" if last_val is None else f"{last_val:.3f}"), refresh=False)
+                            val=("-" if last_val is None else score_text(last_val, 3)),
+                            refresh=False)
             bar.update(1)
     train_seconds = time.perf_counter() - t_start
     bar.close()
 
     model.params = best_params
     with _data_errors(source):
+        _note(progress, f"generating data: {config.test_samples} test samples "
+              f"at n={config.test_size}")
         test_spec, test_set = _test_set(source, config, config.test_size, config.test_samples)
     t0 = time.perf_counter()
-    test = evaluate(model, test_set, config.eval_batch_size, eval_seed)
+    test = evaluate(model, test_set, config.eval_batch_size, eval_seed, progress=progress,
+                    desc=f"testing at n={config.test_size}", interrupt=guard)
     test_seconds = time.perf_counter() - t0
 
     steady = [t for n in sizes for t in step_times[n]]
@@ -306,10 +419,8 @@ def train(config: TrainConfig, out_dir: str | Path, *, progress: bool = True) ->
         "final_loss": last_loss,
         "best_step": best_step,
         "config_digest": config.digest(),
-        "val": {"score": best_val["score"], "per_output": best_val["per_output"],
-                "size": config.val_size, "samples": config.val_samples},
-        "test": {"score": test["score"], "per_output": test["per_output"],
-                 "size": config.test_size, "samples": config.test_samples},
+        "val": {**_scores(best_val), "size": config.val_size, "samples": config.val_samples},
+        "test": {**_scores(test), "size": config.test_size, "samples": config.test_samples},
     }
     assert test_spec == spec, "test and training specs differ"
     try:
@@ -321,11 +432,18 @@ def train(config: TrainConfig, out_dir: str | Path, *, progress: bool = True) ->
     return result
 
 
+def _scores(summary: dict[str, Any]) -> dict[str, Any]:
+    """A split's scores as result.json stores them: each figure with the name of its metric."""
+    return {"score": summary["score"], "metric": summary["metric"], "mse": summary["mse"],
+            "per_output": summary["per_output"],
+            "per_output_metric": summary["per_output_metric"]}
+
+
 def load_checkpoint(run_dir: str | Path) -> dict[str, Any]:
     """The pickled checkpoint of a run folder."""
     path = Path(run_dir) / CHECKPOINT
     if not path.is_file():
-        raise FileNotFoundError(f"{run_dir}: no {CHECKPOINT} (is this a finished run folder?)")
+        raise UnfinishedRunError(Path(run_dir), describe_unfinished(run_dir))
     with open(path, "rb") as f:
         try:
             ckpt = pickle.load(f)
@@ -340,28 +458,37 @@ def load_checkpoint(run_dir: str | Path) -> dict[str, Any]:
 
 def evaluate_run(
     run_dir: str | Path, test_size: int | None = None, test_samples: int | None = None,
-    *, write: bool = True,
+    *, write: bool = True, progress: bool = False,
+    on_interrupt: Callable[[], str] | None = None,
 ) -> dict[str, Any]:
     """Re-test a saved run's best parameters on a fresh test set at `test_size`.
 
     The test set is derived from the run's seed and the size, so at the run's
     own test size (and sample count) it is the set the run was tested on.
+    A folder without a checkpoint raises `UnfinishedRunError`; `progress`
+    reports data generation and the batches tested on stderr; a second Ctrl-C
+    while compiled code runs stops at once after printing `on_interrupt()`.
     """
     ckpt = load_checkpoint(run_dir)
     config = TrainConfig.from_dict(ckpt["config"])
     size = int(test_size or config.test_size)
     samples = int(test_samples or config.test_samples)
+    _note(progress, "loading JAX, TensorFlow and dm-clrs")
     source = _source_for(config, ckpt.get("source_path"))
+    _note(progress, f"generating data: {samples} test samples at n={size}")
     spec, test_set = _test_set(source, config, size, samples)
     saved_spec = {k: tuple(v) for k, v in ckpt["spec"].items()}
     if {k: tuple(v) for k, v in spec.items()} != saved_spec:
         raise ValueError(f"{config.algorithm}: its spec changed since the run was trained")
-    model = build_model(spec, next(batches(test_set, config.eval_batch_size)), config,
-                        Path(run_dir))
+    guard = DeferredInterrupt("this batch", on_force=on_interrupt)
+    with guard.hold():
+        model = build_model(spec, next(batches(test_set, config.eval_batch_size)), config,
+                            Path(run_dir))
     model.params = ckpt["params"]
     t0 = time.perf_counter()
     scores = evaluate(model, test_set, config.eval_batch_size,
-                      derive_seed(config.seed, "val", 0))
+                      derive_seed(config.seed, "val", 0), progress=progress,
+                      desc=f"testing at n={size} (the first batch compiles)", interrupt=guard)
     out = {
         "algorithm": ckpt["algorithm"],
         "processor": config.processor,
@@ -369,8 +496,7 @@ def evaluate_run(
         "seed": config.seed,
         "size": size,
         "samples": samples,
-        "score": scores["score"],
-        "per_output": scores["per_output"],
+        **_scores(scores),
         "seconds": time.perf_counter() - t0,
         "device": device_description(),
     }

@@ -3,9 +3,10 @@
 `algspec experiment --jobs N` starts one of these per run so that runs side by
 side share nothing (a JAX process per run, its own slice of GPU memory) and a
 run that crashes or is killed takes only itself down. Exit status: 0 done
-(result.json written), `EXIT_RUN_FAILED` when training raised (retrying would
-fail the same way), anything else means the process died and the run may be
-retried.
+(result.json written, or found complete: then nothing is trained again),
+`EXIT_RUN_FAILED` when training raised (retrying would fail the same way),
+anything else means the process died and the run may be retried, unless its
+result.json is complete: the launcher goes by the folder, not the status.
 """
 
 from __future__ import annotations
@@ -25,6 +26,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from algspec.training.config import TrainConfig
+    from algspec.training.metrics import score_text
+    from algspec.training.runs import read_result
+
+    res = read_result(args.out)
+    if res is not None:  # finished already: a finished run is never trained over
+        print(f"done (already): val {score_text(res['val'])}, test {score_text(res['test'])}")
+        return 0
     from algspec.training.trainer import train
 
     try:
@@ -34,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         traceback.print_exc()
         print(f"run failed: {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_RUN_FAILED
-    print(f"done: val {res['val']['score']:.4f} test {res['test']['score']:.4f}")
+    print(f"done: val {score_text(res['val'])}, test {score_text(res['test'])}", flush=True)
     return 0
 
 

@@ -72,7 +72,12 @@ def encode(spec: tuple, want, got: np.ndarray) -> np.ndarray:
 
 
 def compare(alg, name: str, n: int, B: int, seed: int, **params) -> None:
-    fb = alg.sampler(length=n, num_samples=max(B, 4), seed=seed, **params).next(B)
+    if alg.uses_rand:  # the whole dataset in order, so each sample's rand key is known
+        sampler = alg.sampler(length=n, num_samples=B, seed=seed, **params)
+        fb, keys = sampler.next(), sampler.dataset.rand_keys
+    else:
+        fb = alg.sampler(length=n, num_samples=max(B, 4), seed=seed, **params).next(B)
+        keys = None
     ins, hints, outs, lengths = check_feedback(alg, fb, B)
     N = ins["pos"].data.shape[1]
     ref = REFERENCES[name]
@@ -81,7 +86,7 @@ def compare(alg, name: str, n: int, B: int, seed: int, **params) -> None:
         private = any(k not in ins for k in alg.primary_inputs)
         kw = {k: np.asarray(p.data[b]) for k, p in ins.items() if k not in NOT_PRIMARY
               and (k in alg.primary_inputs or private)}
-        out, probes = alg.trace(n=n, **kw)
+        out, probes = alg.trace(n=n, rand_key=None if keys is None else int(keys[b]), **kw)
         if not isinstance(out, dict):
             out = {next(k for k, v in alg.spec.items() if v[0] == "output"): out}
         T = int(lengths[b])

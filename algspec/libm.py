@@ -1,0 +1,134 @@
+"""Elementwise transcendental math with the C library's results on every CPU.
+
+numpy picks its float64 kernels for `arctan2`, `power`, `log2`, `log`, `exp`,
+`sin`, `cos`, ... at run time by CPU feature (AVX-512 and others). Those SIMD
+kernels are not correctly rounded, so their last bit differs from the C
+library's, and the same seed would give different bytes on different CPUs
+(and differ from dm-clrs, which computes on Python floats). The functions here
+apply Python's `math` function (the C library's) to every element instead, so
+the result depends on the inputs only.
+
+Where `math` raises, they give the IEEE / C99 value numpy documents:
+`log2(0) = -inf`, the log of a negative number or of -inf is nan, `exp` and
+`pow` overflow to +-inf, `0 ** negative = inf` (-inf for -0.0 to an odd
+negative integer), `sin(inf) = nan`.
+
+Results are float64, or float32 where every input is float32 (computed in
+float64, then rounded). Arithmetic that IEEE 754 rounds exactly (+ - * /,
+sqrt, floor, fmod) needs none of this and stays numpy.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+__all__ = ["atan2", "cos", "exp", "log", "log2", "pow", "sin"]
+
+
+def _is_odd_integer(y: float) -> bool:
+    return math.isfinite(y) and y == math.floor(y) and math.fmod(y, 2.0) != 0.0
+
+
+def _log2(x: float) -> float:
+    try:
+        return math.log2(x)
+    except ValueError:  # x <= 0 or -inf
+        return -math.inf if x == 0 else math.nan
+
+
+def _log(x: float) -> float:
+    try:
+        return math.log(x)
+    except ValueError:
+        return -math.inf if x == 0 else math.nan
+
+
+def _exp(x: float) -> float:
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+def _sin(x: float) -> float:
+    try:
+        return math.sin(x)
+    except ValueError:  # +-inf
+        return math.nan
+
+
+def _cos(x: float) -> float:
+    try:
+        return math.cos(x)
+    except ValueError:
+        return math.nan
+
+
+def _pow(x: float, y: float) -> float:
+    try:
+        return math.pow(x, y)
+    except OverflowError:  # finite operands, result too large: the sign of x ** y
+        return -math.inf if x < 0 and _is_odd_integer(y) else math.inf
+    except ValueError:
+        if x == 0:  # zero to a negative power: a pole
+            return math.copysign(math.inf, x) if _is_odd_integer(y) else math.inf
+        return math.nan  # a negative base to a non-integer power
+
+
+def _elementwise(raw: Callable[..., float], total: Callable[..., float], *xs) -> np.ndarray:
+    """`raw` (a `math` function) on every element of the broadcast operands.
+
+    `raw` runs first, as the fast path; if it raises on some element, the whole
+    map runs again through `total`, which returns the IEEE value instead.
+    """
+    arrays = [np.asarray(x) for x in xs]
+    single = all(a.dtype == np.float32 for a in arrays)
+    arrays = np.broadcast_arrays(*(a.astype(np.float64, copy=False) for a in arrays))
+    shape = arrays[0].shape
+    flat = [a.ravel().tolist() for a in arrays]
+    count = int(np.prod(shape, dtype=np.int64))
+    try:
+        out = np.fromiter(map(raw, *flat), dtype=np.float64, count=count)
+    except (ValueError, OverflowError):
+        out = np.fromiter(map(total, *flat), dtype=np.float64, count=count)
+    out = out.reshape(shape)
+    return out.astype(np.float32) if single else out
+
+
+def log2(x) -> np.ndarray:
+    """Base-2 logarithm: log2(0) = -inf, nan below 0."""
+    return _elementwise(math.log2, _log2, x)
+
+
+def log(x) -> np.ndarray:
+    """Natural logarithm: log(0) = -inf, nan below 0."""
+    return _elementwise(math.log, _log, x)
+
+
+def exp(x) -> np.ndarray:
+    """e ** x, inf on overflow."""
+    return _elementwise(math.exp, _exp, x)
+
+
+def sin(x) -> np.ndarray:
+    """Sine (radians); nan at +-inf."""
+    return _elementwise(math.sin, _sin, x)
+
+
+def cos(x) -> np.ndarray:
+    """Cosine (radians); nan at +-inf."""
+    return _elementwise(math.cos, _cos, x)
+
+
+def atan2(y, x) -> np.ndarray:
+    """The angle of the point (x, y) in radians, in [-pi, pi]."""
+    return _elementwise(math.atan2, math.atan2, y, x)
+
+
+def pow(x, y) -> np.ndarray:  # the C library's name, as `math.pow`
+    """x ** y on floats, as C's pow: overflow is +-inf, 0 ** negative is inf, nan for a
+    negative base to a non-integer power."""
+    return _elementwise(math.pow, _pow, x, y)

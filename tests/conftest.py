@@ -1,0 +1,81 @@
+"""Fixtures shared across test modules."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def ray_cluster() -> Iterator[str]:
+    """The address of a private two-CPU Ray cluster for this test session (token
+    authentication off, as a local development cluster; drivers connect with
+    `RAY_AUTH_MODE=disabled` too).
+
+    It is started by `ray start --head` in a fresh process, not by `ray.init()` here:
+    Ray starts its daemons with a `preexec_fn`, which runs this process's fork hooks, and
+    once JAX is initialised in the test process its hook warns that a fork of a
+    multithreaded process can deadlock. Its own temp dir keeps it out of `--address
+    auto`'s reach, and the fixture stops exactly the processes it started.
+    """
+    pytest.importorskip("ray")
+    ray_bin = Path(sys.executable).with_name("ray")
+    if not ray_bin.exists():
+        pytest.skip("the ray command is not installed")
+    temp = tempfile.mkdtemp(prefix="ray", dir="/tmp")  # short: Ray's socket paths are
+    port = _free_port()                                # limited to about 100 characters
+    proc = subprocess.Popen(
+        [str(ray_bin), "start", "--head", "--block", f"--port={port}", "--num-cpus=2",
+         "--include-dashboard=false", "--disable-usage-stats", f"--temp-dir={temp}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"})
+    address = f"127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while True:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+            break
+        if proc.poll() is not None or time.monotonic() > deadline:
+            pytest.skip("a local Ray cluster did not start")
+        time.sleep(0.5)
+    try:
+        yield address
+    finally:
+        _stop_tree(proc)
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def _stop_tree(proc: subprocess.Popen) -> None:
+    """Stop a process and every process it started (Ray's workers start sessions of
+    their own, so its process group alone would leave them running)."""
+    import psutil
+
+    try:
+        tree = [psutil.Process(proc.pid), *psutil.Process(proc.pid).children(recursive=True)]
+    except psutil.NoSuchProcess:
+        tree = []
+    for p in tree:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            p.terminate()
+    _, alive = psutil.wait_procs(tree, timeout=10)
+    for p in alive:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            p.kill()
+    psutil.wait_procs(alive, timeout=10)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=10)

@@ -1,0 +1,146 @@
+"""Float results do not depend on the CPU: every transcendental op gives the C library's bits.
+
+numpy's float64 `arctan2`, `power`, `log2`, `sin`, ... run SIMD kernels picked
+by CPU feature (AVX-512 or not) whose last bit differs from the C library's.
+algspec computes them through `algspec.libm` (Python's `math`, the C library),
+so these tests compare bit for bit with `math` on many random points, and
+check that every op of the semantics table whose value is not exactly rounded
+by IEEE 754 goes through it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from algspec import ir, libm, ops
+
+RNG = np.random.default_rng(20261125)
+SPECIAL = [0.0, -0.0, 1.0, -1.0, 2.0, 0.5, -2.5, 1e-310, -1e-310, 1e308, -1e308, 3.0, -3.0,
+           math.inf, -math.inf, math.nan, 710.0, -745.5, 1e-5, 7.0]
+
+
+def _points(count: int) -> np.ndarray:
+    """Floats of every magnitude and sign, plus the special values."""
+    mags = 10.0 ** RNG.uniform(-12, 12, count)
+    signs = RNG.choice([-1.0, 1.0], count)
+    return np.concatenate([mags * signs, RNG.uniform(-4, 4, count), SPECIAL])
+
+
+def _same_bits(got: float, want: float) -> bool:
+    if math.isnan(want):
+        return math.isnan(got)
+    return got == want and math.copysign(1.0, got) == math.copysign(1.0, want)
+
+
+def _ieee(f, *args):
+    """`f` on Python floats, with the IEEE / C99 value where `math` raises."""
+    try:
+        return f(*args)
+    except OverflowError:
+        return None
+    except ValueError:
+        return None
+
+
+UNARY = [(libm.log2, math.log2), (libm.log, math.log), (libm.exp, math.exp),
+         (libm.sin, math.sin), (libm.cos, math.cos)]
+
+
+@pytest.mark.parametrize("ours, ref", UNARY, ids=lambda f: getattr(f, "__name__", ""))
+def test_unary_functions_equal_the_c_library_bit_for_bit(ours, ref):
+    xs = _points(3000)
+    got = ours(xs)
+    assert got.dtype == np.float64 and got.shape == xs.shape
+    checked = 0
+    for x, g in zip(xs.tolist(), got.tolist()):
+        want = _ieee(ref, x)
+        if want is None:
+            continue  # a domain or range error: its IEEE value is pinned below
+        assert _same_bits(g, want), (ref.__name__, x, g, want)
+        checked += 1
+    assert checked > 1000
+
+
+@pytest.mark.parametrize("ours, ref", [(libm.atan2, math.atan2), (libm.pow, math.pow)],
+                         ids=["atan2", "pow"])
+def test_binary_functions_equal_the_c_library_bit_for_bit(ours, ref):
+    a, b = _points(2000), _points(2000)
+    b = np.concatenate([b[:2000], RNG.integers(-9, 10, len(b) - 2000).astype(float)])
+    got = ours(a, b)
+    checked = 0
+    for x, y, g in zip(a.tolist(), b.tolist(), got.tolist()):
+        want = _ieee(ref, x, y)
+        if want is None:
+            continue
+        assert _same_bits(g, want), (ref.__name__, x, y, g, want)
+        checked += 1
+    assert checked > 1500
+
+
+def test_values_where_the_c_library_raises_are_the_ieee_ones():
+    with np.errstate(all="ignore"):
+        cases = [
+            (libm.log2(np.array([0.0, -0.0, -1.0, -math.inf])), [-math.inf, -math.inf, math.nan,
+                                                                 math.nan]),
+            (libm.log(np.array([0.0, -3.0])), [-math.inf, math.nan]),
+            (libm.exp(np.array([1000.0])), [math.inf]),
+            (libm.sin(np.array([math.inf, -math.inf])), [math.nan, math.nan]),
+            (libm.cos(np.array([math.inf])), [math.nan]),
+            (libm.pow(np.array([0.0, -0.0, -0.0, 10.0, -10.0, -2.0]),
+                      np.array([-1.0, -3.0, -2.0, 400.0, 401.0, 0.5])),
+             [math.inf, -math.inf, math.inf, math.inf, -math.inf, math.nan]),
+        ]
+    for got, want in cases:
+        for g, w in zip(got.tolist(), want):
+            assert _same_bits(g, w), (got, want)
+
+
+def test_shapes_broadcast_and_float32_stays_float32():
+    y = libm.atan2(np.ones((3, 1)), np.arange(4.0))
+    assert y.shape == (3, 4)
+    assert y[2, 3] == math.atan2(1.0, 3.0)
+    x32 = np.array([0.3, 2.0], dtype=np.float32)
+    assert libm.log2(x32).dtype == np.float32
+    assert libm.log2(x32)[0] == np.float32(math.log2(float(x32[0])))
+    assert libm.log2(np.zeros((0, 3))).shape == (0, 3)
+    assert libm.pow(2.0, 0.5).shape == ()
+
+
+# Ops whose float value IEEE 754 rounds exactly (one correctly rounded operation, or an
+# exact one): numpy's kernel cannot differ between CPUs for these.
+EXACT = {"-", "+", "*", "/", "//", "%", "abs", "floor", "ceil", "int", "float", "sqrt", "min",
+         "max", "<", "<=", ">", ">=", "==", "!=", "not", "and", "or", "~", "|", "^", "&", "<<",
+         ">>", "pow2ceil"}
+
+
+@pytest.mark.parametrize("op", [o for o in ops.ALL if o.name not in EXACT],
+                         ids=lambda o: f"{o.kind}:{o.name}")
+def test_every_inexact_op_gives_the_c_library_result(op):
+    """An op outside EXACT is a transcendental: on random floats its numpy rule (the
+    interpreter's) equals its size rule (Python floats, the C library) bit for bit. A new
+    op that calls numpy's SIMD kernel fails here on a CPU where the kernel differs, and
+    must be listed in EXACT only if IEEE 754 rounds it exactly."""
+    args = [np.abs(_points(1500)[:1500]) * RNG.choice([1.0, -1.0], 1500)
+            for _ in range(op.arity)]
+    if op.name == "**":
+        args[1] = RNG.uniform(-6, 6, 1500)
+    op.type_rule(tuple(ir.DType.FLOAT for _ in args))
+    with np.errstate(all="ignore"):
+        got = op.numpy(*args)
+    checked = 0
+    for k in range(1500):
+        try:
+            want = op.size(*(float(a[k]) for a in args))
+        except (ValueError, OverflowError, ZeroDivisionError):
+            continue
+        assert _same_bits(float(got[k]), float(want)), (op.name, [a[k] for a in args])
+        checked += 1
+    assert checked > 500
+
+
+def test_every_op_is_classified_as_exact_or_checked():
+    names = {o.name for o in ops.ALL}
+    assert EXACT <= names, EXACT - names  # a stale entry would hide a renamed op
