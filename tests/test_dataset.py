@@ -170,7 +170,7 @@ def test_failure_leaves_no_partial_files(tmp_path: Path, monkeypatch: pytest.Mon
         export(FakeAlg(fail_on_call=2), tmp_path / "ds", 5, 10, seed=1, chunk_size=4)
     assert list(tmp_path.iterdir()) == []
 
-    def broken(path: Path, arrays: Any) -> None:
+    def broken(path: Path, arrays: Any, *progress: Any) -> None:
         path.write_bytes(b"partial")
         raise OSError("disk full")
 

@@ -603,11 +603,12 @@ def test_initialiser_may_read_state_declared_later() -> None:
         assert t.outputs["o"][0] == 2.0
 
 
-def test_hints_without_any_record_give_zero_frames() -> None:
+def test_hints_without_any_record_fault_r110() -> None:
+    """CLRS trajectories start with a frame: hints that are never recorded are a fault."""
     alg = compile_alg("forall v { p[v] = v }", "hint node p: pointer\n")
-    t = run(alg, key=np.zeros((2, 4)))
-    assert t.hints["p"].shape == (0, 2, 4)
-    np.testing.assert_array_equal(t.lengths, [0, 0])
+    with pytest.raises(RuntimeFault) as e:
+        run(alg, key=np.zeros((2, 4)))
+    assert e.value.diagnostic.code == "R110" and "no `record`" in e.value.diagnostic.message
 
 
 def test_program_without_generated_inputs_can_be_sampled() -> None:
