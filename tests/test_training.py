@@ -43,15 +43,11 @@ def cli() -> typer.Typer:
     return app
 
 
-# Every shipped algorithm with two processors and every paper processor with three
-# algorithms (a covering design: each XLA compile costs up to a minute on a 2-core CI
-# machine, and the full 6 x 4 cross doubled the suite's time without a new failure mode).
-COVERING = [("binary_search", "deepsets"), ("binary_search", "mpnn"),
-            ("parallel_search", "gat"), ("parallel_search", "pgn"),
-            ("bubble_sort", "deepsets"), ("bubble_sort", "pgn"),
-            ("oets", "gat"), ("oets", "mpnn"),
-            ("kosaraju", "deepsets"), ("kosaraju", "gat"),
-            ("dcsc", "mpnn"), ("dcsc", "pgn")]
+# Every shipped algorithm once and every paper processor at least once (a covering design:
+# each cold XLA compile costs up to a minute on a 2-core CI machine, and the full 6 x 4
+# cross cost several times the suite's budget without a new failure mode).
+COVERING = [("binary_search", "deepsets"), ("parallel_search", "gat"), ("bubble_sort", "pgn"),
+            ("oets", "mpnn"), ("kosaraju", "gat"), ("dcsc", "deepsets")]
 
 
 def test_covering_design_covers_every_algorithm_and_processor() -> None:
