@@ -16,6 +16,12 @@ from pathlib import Path
 import pytest
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Slow tests first: with several workers, a long test started last would leave the
+    others idle while it finishes."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -371,6 +371,7 @@ def test_register_refuses_clrs_names_unless_replace() -> None:
 
 
 # ------------------------------------------------------------------ model
+@pytest.mark.slow
 def test_baseline_model_accepts_sampler_feedback() -> None:
     """BaselineModel init + one training step on bubble sort data through the bridge."""
     alg = FakeAlg("bubble_sort", name="algspec_model_bubble_sort")

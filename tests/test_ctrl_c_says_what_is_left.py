@@ -194,6 +194,7 @@ TINY = ["--hidden", "8", "--steps", "50", "--batch-size", "4", "--train-sizes", 
         "--test-samples", "8", "--eval-every", "10"]
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_a_real_train_compiles(tmp_path: Path) -> None:
     """SIGINT as soon as the run folder exists (the model is being compiled): one line,
     exit 130, no crash; the folder is unfinished and `eval` says how to finish it."""

@@ -546,7 +546,16 @@ def test_every_block_is_covered() -> None:
         assert commented_statements(b.text) <= set(checks_for(b)), b.id
 
 
-@pytest.mark.parametrize("cmd", [pytest.param(c, id=c) for c in ALL_COMMANDS])
+def _shell_param(cmd: str):
+    """A documented command as a test case. The ones that need the trained run share one
+    xdist worker, so the module's `trained_run` fixture trains once, and go first (slow)."""
+    if rule_for(cmd) == "tiny":
+        return pytest.param(cmd, id=cmd, marks=[pytest.mark.xdist_group("docs-trained-run"),
+                                                pytest.mark.slow])
+    return pytest.param(cmd, id=cmd)
+
+
+@pytest.mark.parametrize("cmd", [_shell_param(c) for c in ALL_COMMANDS])
 def test_shell_command(cmd: str, workspace: Path, request) -> None:
     """The command works as documented (small sizes where it trains; grids listed, not run)."""
     action = rule_for(cmd)

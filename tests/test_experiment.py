@@ -145,6 +145,7 @@ def test_report_has_table2_layout_and_figures(tmp_path: Path) -> None:
     assert saved["finished"] == 16 and len(saved["runs"]) == 16
 
 
+@pytest.mark.slow
 def test_real_grid_then_resume(tmp_path: Path) -> None:
     """A real (tiny) grid through the CLI; deleting a result redoes just that run."""
     grid_path = write_grid(tmp_path, tasks=[{"name": "Searching", "sequential": "binary_search",
@@ -348,6 +349,7 @@ def test_a_worker_that_keeps_dying_leaves_its_run_todo(tmp_path: Path,
         r.dir.name for r in dead), "the rerun trains only the runs left todo"
 
 
+@pytest.mark.slow
 def test_real_tiny_grid_with_jobs(tmp_path: Path) -> None:
     """Two real (tiny) runs in two worker processes through the CLI."""
     grid_path = write_grid(tmp_path, tasks=[{"name": "Searching", "sequential": "binary_search",
@@ -398,6 +400,7 @@ def local_ray(ray_cluster: str):
     ray.shutdown()
 
 
+@pytest.mark.slow
 @pytest.mark.xdist_group("ray")
 def test_ray_real_tiny_run(tmp_path: Path, local_ray) -> None:
     """One real (tiny) run as a Ray task: its files come back whole to the run folder."""

@@ -177,6 +177,7 @@ def test_training_randomises_a_declared_pos_keeping_shape_and_order(clrs: Any) -
     np.testing.assert_array_equal(np.argsort(after, axis=1), np.argsort(before, axis=1))
 
 
+@pytest.mark.slow
 def test_a_file_without_hints_trains_and_evaluates(tmp_path: Path) -> None:
     """dm-clrs's model needs a hint to count its steps; `pad_time` indexed hints[0]."""
     out = tmp_path / "run"
@@ -193,6 +194,7 @@ def test_a_file_without_hints_trains_and_evaluates(tmp_path: Path) -> None:
     assert json.loads(r.stdout)["score"] == pytest.approx(res["test"]["score"])
 
 
+@pytest.mark.slow
 def test_graph_pointer_on_n_plus_1_trains_with_gat(tmp_path: Path) -> None:
     from algspec.training.config import TrainConfig
     from algspec.training.trainer import train
@@ -206,6 +208,7 @@ def test_graph_pointer_on_n_plus_1_trains_with_gat(tmp_path: Path) -> None:
     assert set(res["val"]["per_output"]) == {"top"}
 
 
+@pytest.mark.slow
 def test_a_param_the_type_cannot_hold_is_one_diagnostic_and_no_run_folder(
         tmp_path: Path) -> None:
     """`c ~ uniform_int(high = 5)` on a categorical(3): the file's E110 at the input, as

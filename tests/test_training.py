@@ -55,6 +55,7 @@ def test_covering_design_covers_every_algorithm_and_processor() -> None:
     assert {p for _, p in COVERING} == set(PAPER_PROCESSORS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("stem", "processor"), COVERING)
 def test_tiny_training_every_algorithm_and_processor(tmp_path: Path, stem: str,
                                                      processor: str) -> None:
@@ -118,6 +119,8 @@ def cli_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("training-cli-run")
 def test_cli_train_writes_a_complete_run_folder(cli_run: Path) -> None:
     res = json.loads((cli_run / "result.json").read_text())
     assert res["algorithm"] == "binary_search" and res["seed"] == 7
@@ -128,6 +131,8 @@ def test_cli_train_writes_a_complete_run_folder(cli_run: Path) -> None:
     assert cfg["train_sizes"] == [5, 6] and cfg["eval_every"] == 2
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("training-cli-run")
 def test_eval_reproduces_the_saved_test_score(cli_run: Path) -> None:
     from algspec.training.trainer import evaluate_run
 
@@ -138,6 +143,8 @@ def test_eval_reproduces_the_saved_test_score(cli_run: Path) -> None:
     assert again["per_output"] == pytest.approx(saved["per_output"], abs=1e-12)
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("training-cli-run")
 def test_eval_cli_at_another_size(cli_run: Path) -> None:
     r = CliRunner().invoke(cli(), ["eval", str(cli_run), "--test-size", "12", "--json"])
     assert r.exit_code == 0, r.stderr
@@ -148,10 +155,11 @@ def test_eval_cli_at_another_size(cli_run: Path) -> None:
     assert r.exit_code == 2 and "no such run folder" in r.stderr
 
 
+@pytest.mark.slow
 def test_same_seed_same_numbers_on_cpu(tmp_path: Path) -> None:
     from algspec.training.trainer import train
 
-    source = source_for("bubble_sort")  # the .alg file once it exists: its sampler too
+    source = source_for("binary_search")  # few frames: a quick compile, same determinism
     cfg = tiny(source, "pgn", steps=3, train_sizes=(4, 5))
     a = train(cfg, tmp_path / "a", progress=False)
     b = train(cfg, tmp_path / "b", progress=False)

@@ -132,6 +132,7 @@ def _cli() -> typer.Typer:
     return app
 
 
+@pytest.mark.slow
 def test_all_scalar_file_trains_and_reports_mse(tmp_path: Path) -> None:
     alg = tmp_path / "scalar_only.alg"
     alg.write_text(SCALAR_ONLY)
@@ -154,6 +155,7 @@ def test_all_scalar_file_trains_and_reports_mse(tmp_path: Path) -> None:
     assert "  y (mse): " in r.stdout and "  z (mse): " in r.stdout
 
 
+@pytest.mark.slow
 def test_mixed_file_reports_micro_f1_and_scalar_mse(tmp_path: Path,
                                                     capsys: pytest.CaptureFixture) -> None:
     from algspec.training.config import TrainConfig
