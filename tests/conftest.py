@@ -17,9 +17,12 @@ import pytest
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Slow tests first: with several workers, a long test started last would leave the
-    others idle while it finishes."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    """Modules with slow tests first: with several workers, a long test started last would
+    leave the others idle while it finishes. A module's tests stay together and in order,
+    so its module-scoped fixtures (a trained run) are built once, not again after another
+    module's tests."""
+    has_slow = {item.module for item in items if item.get_closest_marker("slow") is not None}
+    items.sort(key=lambda item: item.module not in has_slow)
 
 
 def _free_port() -> int:
