@@ -547,11 +547,9 @@ def test_every_block_is_covered() -> None:
 
 
 def _shell_param(cmd: str):
-    """A documented command as a test case. The ones that need the trained run share one
-    xdist worker, so the module's `trained_run` fixture trains once, and go first (slow)."""
+    """A documented command as a test case; the ones that train are slow."""
     if rule_for(cmd) == "tiny":
-        return pytest.param(cmd, id=cmd, marks=[pytest.mark.xdist_group("docs-trained-run"),
-                                                pytest.mark.slow])
+        return pytest.param(cmd, id=cmd, marks=pytest.mark.slow)
     return pytest.param(cmd, id=cmd)
 
 

@@ -401,7 +401,6 @@ def local_ray(ray_cluster: str):
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("ray")
 def test_ray_real_tiny_run(tmp_path: Path, local_ray) -> None:
     """One real (tiny) run as a Ray task: its files come back whole to the run folder."""
     grid = load_grid(write_grid(tmp_path, tasks=[], processors=["mpnn"], seeds=[0],
@@ -417,7 +416,6 @@ def test_ray_real_tiny_run(tmp_path: Path, local_ray) -> None:
         assert (run.dir / "checkpoint.pkl").is_file() and (run.dir / "metrics.jsonl").is_file()
 
 
-@pytest.mark.xdist_group("ray")
 def test_ray_retries_a_dead_worker_and_reports_a_failed_run(tmp_path: Path, local_ray) -> None:
     import os
 

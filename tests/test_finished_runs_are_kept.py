@@ -117,7 +117,6 @@ def test_train_and_the_worker_keep_a_finished_run(tmp_path: Path,
     assert (out / "checkpoint.pkl").read_bytes() == b"best parameters"
 
 
-@pytest.mark.xdist_group("ray")
 def test_ray_keeps_a_run_finished_elsewhere(tmp_path: Path, ray_cluster: str) -> None:
     """The Ray launcher neither trains nor overwrites a folder that holds a finished run,
     and a task that dies after another process finished its run counts as done."""

@@ -120,7 +120,6 @@ def cli_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("training-cli-run")
 def test_cli_train_writes_a_complete_run_folder(cli_run: Path) -> None:
     res = json.loads((cli_run / "result.json").read_text())
     assert res["algorithm"] == "binary_search" and res["seed"] == 7
@@ -132,7 +131,6 @@ def test_cli_train_writes_a_complete_run_folder(cli_run: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("training-cli-run")
 def test_eval_reproduces_the_saved_test_score(cli_run: Path) -> None:
     from algspec.training.trainer import evaluate_run
 
@@ -144,7 +142,6 @@ def test_eval_reproduces_the_saved_test_score(cli_run: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("training-cli-run")
 def test_eval_cli_at_another_size(cli_run: Path) -> None:
     r = CliRunner().invoke(cli(), ["eval", str(cli_run), "--test-size", "12", "--json"])
     assert r.exit_code == 0, r.stderr
