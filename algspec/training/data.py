@@ -1,6 +1,6 @@
 """Where training data comes from: `.alg` files or dm-clrs built-in algorithms.
 
-A *source* is either a path to an `.alg` file, compiled with the lead's API
+A *source* is either a path to an `.alg` file, compiled with the public API
 (`algspec.load(path).sampler(...)`), or the name of a dm-clrs algorithm
 (`bubble_sort`, `binary_search`, ...), built with `clrs.build_sampler`. Both
 give a `clrs.Sampler`-like object whose `next(batch_size)` returns a
