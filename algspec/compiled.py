@@ -244,10 +244,24 @@ class CompiledAlgorithm:
     # ------------------------------------------------------------ consumers
     def sampler(self, length: int, num_samples: int = -1, seed: int | None = None,
                 **params: Any):
-        """A `clrs.Sampler`-compatible sampler (imports dm-clrs, hence tensorflow)."""
-        from algspec.clrs_bridge.sampler import AlgspecSampler
+        """A `clrs.Sampler`-compatible sampler whose `next(B)` is a `clrs.Feedback`
+        (imports dm-clrs, hence tensorflow). Where dm-clrs is not installed, the same
+        sampler (same seed, same batches) returning algspec's own `Feedback`
+        (`algspec.sampling.BatchSampler`, `algspec.feedback`)."""
         self.generator_params(**params)  # fail early on unknown parameters
-        return AlgspecSampler(self, self.spec, num_samples, seed=seed, length=length, **params)
+        try:
+            from algspec.clrs_bridge.sampler import AlgspecSampler as cls
+        except ImportError:  # no dm-clrs (or no TensorFlow under it)
+            from algspec.sampling import BatchSampler as cls
+        return cls(self, self.spec, num_samples, seed=seed, length=length, **params)
+
+    def batch_sampler(self, length: int, num_samples: int = -1, seed: int | None = None,
+                      **params: Any):
+        """The sampler of `sampler`, returning algspec's own `Feedback`, never importing
+        dm-clrs or TensorFlow (what algspec's training backend reads)."""
+        from algspec.sampling import BatchSampler
+        self.generator_params(**params)
+        return BatchSampler(self, self.spec, num_samples, seed=seed, length=length, **params)
 
     def static_efficiency(self):
         from algspec.efficiency.static import analyse

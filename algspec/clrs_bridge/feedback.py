@@ -19,9 +19,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from algspec.feedback import feedback_of, location_shape
+
 SpecTuple = tuple[str, str, str]
-_STAGES = ("input", "output", "hint")
-_LOCATIONS = ("node", "edge", "graph")
 
 
 class TrajectoriesLike(Protocol):
@@ -53,72 +53,18 @@ def _trajectories_class() -> Any:
     return Trajectories
 
 
-def _location_shape(loc: str, n: int) -> tuple[int, ...]:
-    return {"node": (n,), "edge": (n, n), "graph": ()}[loc]
-
-
-def _check_shape(name: str, loc: str, type_: str, shape: tuple[int, ...], lead: tuple[int, ...],
-                 n: int | None) -> None:
-    """Raise if `shape` is not `lead + location shape (+ categories)`."""
-    core = shape[len(lead):]
-    ok = shape[: len(lead)] == lead
-    if n is not None:
-        want = _location_shape(loc, n)
-        if type_ == "categorical":
-            ok = ok and len(core) == len(want) + 1 and core[:-1] == want
-        else:
-            ok = ok and core == want
-    if not ok:
-        extra = " + [k]" if type_ == "categorical" else ""
-        raise ValueError(
-            f"probe '{name}' ({loc} {type_}) has shape {shape}, expected "
-            f"{list(lead)} + {loc} shape{extra} with n={n}"
-        )
-
-
-def _node_count(traj: TrajectoriesLike) -> int | None:
-    for name, (stage, loc, _t) in traj.spec.items():
-        if loc in ("node", "edge"):
-            arr = {"input": traj.inputs, "output": traj.outputs, "hint": traj.hints}[stage][name]
-            return int(np.shape(arr)[2 if stage == "hint" else 1])
-    return None
-
-
 def to_feedback(traj: TrajectoriesLike, dtype: Any = None) -> Any:
     """A `clrs.Feedback` with the probes of `traj`, in dm-clrs's order and layout.
 
     Arrays are shared with `traj`, not copied, unless `dtype` asks for a cast.
-    Shapes are checked against the spec so a malformed trajectory fails here,
-    with the probe's name, rather than deep inside a jitted model.
+    Shapes are checked against the spec (`algspec.feedback.feedback_of`), so a
+    malformed trajectory fails here, with the probe's name, rather than deep
+    inside a jitted model.
     """
     import clrs
 
-    lengths = np.asarray(traj.lengths, dtype=np.float64)
-    if lengths.ndim != 1:
-        raise ValueError(f"lengths must be [B], got shape {lengths.shape}")
-    batch = lengths.shape[0]
-    n = _node_count(traj)
-    steps = None
-    staged: dict[str, list[Any]] = {s: [] for s in _STAGES}
-    for name, (stage, loc, type_) in traj.spec.items():
-        if stage not in _STAGES or loc not in _LOCATIONS:
-            raise ValueError(f"probe '{name}' has bad stage/location {stage!r}/{loc!r}")
-        source = {"input": traj.inputs, "output": traj.outputs, "hint": traj.hints}[stage]
-        if name not in source:
-            raise ValueError(f"trajectories lack the {stage} '{name}' declared in the spec")
-        data = np.asarray(source[name]) if dtype is None else np.asarray(source[name], dtype)
-        if stage == "hint":
-            if steps is None:
-                steps = data.shape[0]
-            lead: tuple[int, ...] = (steps, batch)
-        else:
-            lead = (batch,)
-        _check_shape(name, loc, type_, data.shape, lead, n)
-        staged[stage].append(clrs.DataPoint(name=name, location=loc, type_=type_, data=data))
-    if steps is not None and batch and lengths.max() > steps:
-        raise ValueError(f"a length ({lengths.max():g}) exceeds the {steps} hint frames")
-    features = clrs.Features(inputs=staged["input"], hints=staged["hint"], lengths=lengths)
-    return clrs.Feedback(features=features, outputs=staged["output"])
+    return feedback_of(traj, dtype, data_point=clrs.DataPoint, features=clrs.Features,
+                       feedback=clrs.Feedback)
 
 
 def batch_probes(
@@ -172,7 +118,7 @@ def _probe_node_count(probe: Mapping[str, Any], spec: Mapping[str, SpecTuple]) -
 
 
 def _core_shape(sample: np.ndarray, loc: str, type_: str, n: int) -> tuple[int, ...]:
-    shape = _location_shape(loc, n)
+    shape = location_shape(loc, n)
     if type_ == "categorical":
         size = int(np.prod(shape))
         return shape + (max(sample.size // max(size, 1), 1),)

@@ -116,6 +116,12 @@ def train_command(
     overwrite: Annotated[bool, typer.Option(
         help="Replace a finished run in --out (or write into a folder holding other "
         "files).")] = False,
+    backend: Annotated[str, typer.Option(
+        help="clrs (dm-clrs's BaselineModel as published) or algspec (algspec's own "
+        "model: no TensorFlow; see docs/training-backend.md).")] = "clrs",
+    graph: Annotated[str, typer.Option(
+        help="With --backend algspec: dense (all N x N pairs, dm-clrs's arithmetic) or "
+        "sparse (the file's interconnection graph plus pointer edges).")] = "dense",
     param: Annotated[list[str] | None, typer.Option(
         "--param", "-p", help="Generator parameter NAME=VALUE (repeatable).")] = None,
     progress: Annotated[bool, typer.Option(
@@ -131,6 +137,7 @@ def train_command(
             test_size=test_size, train_samples=train_samples, val_samples=val_samples,
             test_samples=test_samples, seed=seed, eval_every=eval_every,
             learning_rate=learning_rate, generator_params=_params(param),
+            backend=backend, graph=graph,
         )
     except ValueError as exc:
         raise _fail(str(exc)) from None

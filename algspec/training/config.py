@@ -42,6 +42,13 @@ PROCESSORS: tuple[str, ...] = (
 
 HINT_MODES = ("encoded_decoded", "decoded_only", "none")
 
+# Training backends (`algspec.training.backends.BACKENDS` holds their implementations):
+# dm-clrs's BaselineModel as it is, or algspec's own model (`algspec.nn`).
+BACKENDS = ("clrs", "algspec")
+# How algspec's model passes messages: over all N x N pairs (dm-clrs's parity mode), or
+# along the edge list of the file's interconnection graph plus pointer edges.
+GRAPH_MODES = ("dense", "sparse")
+
 PAPER_TRAIN_SIZES: tuple[int, ...] = (4, 7, 11, 13, 16)
 
 
@@ -89,6 +96,8 @@ class TrainConfig:
     nb_triplet_fts: int = 8
     encoder_init: str = "xavier_on_scalars"
     pred_as_input: bool | None = None  # None: as CLRS, for the algorithms it lists
+    backend: str = "clrs"
+    graph: str = "dense"
     generator_params: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -96,6 +105,13 @@ class TrainConfig:
         check_processor(self.processor)
         if self.hint_mode not in HINT_MODES:
             raise ValueError(f"hint_mode must be one of {', '.join(HINT_MODES)}")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"unknown backend {self.backend!r}; valid: {', '.join(BACKENDS)}")
+        if self.graph not in GRAPH_MODES:
+            raise ValueError(f"graph must be one of {', '.join(GRAPH_MODES)}, not "
+                             f"{self.graph!r}")
+        if self.graph == "sparse" and self.backend != "algspec":
+            raise ValueError("graph sparse needs backend algspec (dm-clrs's model is dense)")
         for name in ("hidden", "steps", "batch_size", "val_size", "test_size",
                      "train_samples", "val_samples", "test_samples", "eval_batch_size",
                      "eval_every"):
@@ -114,6 +130,13 @@ class TrainConfig:
         d = dataclasses.asdict(self)
         d["train_sizes"] = list(self.train_sizes)
         return d
+
+    @classmethod
+    def default_of(cls, name: str) -> Any:
+        """A field's default (what a config saved before the field existed meant)."""
+        f = next(f for f in dataclasses.fields(cls) if f.name == name)
+        return f.default_factory() if f.default_factory is not dataclasses.MISSING \
+            else f.default
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> TrainConfig:
@@ -138,7 +161,7 @@ def option_names() -> list[str]:
 # underscores); the others keep their defaults there and are set only by a grid's `train:`.
 TRAIN_FLAGS = ("processor", "hidden", "steps", "batch_size", "train_sizes", "val_size",
                "test_size", "train_samples", "val_samples", "test_samples", "seed",
-               "eval_every", "learning_rate")
+               "eval_every", "learning_rate", "backend", "graph")
 
 
 def train_command_line(config: TrainConfig, out: str) -> str | None:

@@ -63,7 +63,13 @@ from typing import Any
 
 import yaml
 
-from algspec.training.config import TrainConfig, check_processor, option_names
+from algspec.training.config import (
+    BACKENDS,
+    GRAPH_MODES,
+    TrainConfig,
+    check_processor,
+    option_names,
+)
 from algspec.training.metrics import score_text
 from algspec.training.runs import is_finished, read_result
 
@@ -169,7 +175,7 @@ def load_grid(path: str | Path) -> Grid:
     if not isinstance(raw, dict):
         raise GridError(f"{path}: expected a mapping at the top level")
     known = {"name", "tasks", "processors", "hidden", "seeds", "train", "variants",
-             "variants_title", "reference", "notes"}
+             "variants_title", "reference", "notes", "backend", "graph"}
     unknown = set(raw) - known
     if unknown:
         raise GridError(f"{path}: unknown key(s) {', '.join(sorted(unknown))}")
@@ -186,6 +192,7 @@ def load_grid(path: str | Path) -> Grid:
     processors = _check_processors(_as_list(raw.get("processors", ["mpnn"]), "processors", str),
                                    path)
     train = _check_train(raw.get("train") or {}, f"{path}: train")
+    train = _with_backend(raw, dict(train), path)
     reference = raw.get("reference")
     if reference is not None and not (isinstance(reference, dict)
                                       and isinstance(reference.get("score"), int | float)):
@@ -203,6 +210,24 @@ def load_grid(path: str | Path) -> Grid:
         reference=dict(reference) if reference else None,
         notes=str(raw.get("notes") or ""),
     )
+
+
+def _with_backend(raw: dict[str, Any], train: dict[str, Any], path: Path) -> dict[str, Any]:
+    """The grid's top-level `backend:` and `graph:` (shorthands for the same `train:`
+    options), checked against the choices before any run is planned."""
+    choices = {"backend": BACKENDS, "graph": GRAPH_MODES}
+    for key, valid in choices.items():
+        if key in raw:
+            if key in train and train[key] != raw[key]:
+                raise GridError(f"{path}: {key} is {raw[key]!r} at the top level but "
+                                f"{train[key]!r} under train")
+            train[key] = raw[key]
+        if key in train and train[key] not in valid:
+            raise GridError(f"{path}: {key} must be one of {', '.join(valid)}, not "
+                            f"{train[key]!r}")
+    if train.get("graph") == "sparse" and train.get("backend", "clrs") != "algspec":
+        raise GridError(f"{path}: graph sparse needs backend algspec")
+    return train
 
 
 def _check_processors(processors: list[str], path: Path) -> list[str]:
@@ -319,7 +344,8 @@ def _config_mismatch(run: RunSpec) -> list[str]:
     except (OSError, json.JSONDecodeError):
         return ["config.json unreadable"]
     want = run.config.to_dict()
-    return [k for k in want if k != "algorithm" and saved.get(k) != want[k]]
+    return [k for k in want if k != "algorithm"
+            and saved.get(k, TrainConfig.default_of(k)) != want[k]]
 
 
 def select_only(runs: list[RunSpec], only: list[str] | None,

@@ -1,4 +1,7 @@
-"""Train `clrs.models.BaselineModel` on one algorithm and test it out of distribution.
+"""Train a model on one algorithm and test it out of distribution.
+
+The model comes from the configured backend (`algspec.training.backends`):
+dm-clrs's `BaselineModel` (`clrs`) or algspec's own (`algspec`).
 
 A run folder holds:
 
@@ -43,15 +46,14 @@ from typing import Any
 import numpy as np
 
 from algspec.diagnostics import RuntimeFault
+from algspec.training.backends import get_backend
 from algspec.training.config import TrainConfig
 from algspec.training.data import (
-    STEPS_HINT,
     Source,
     SourceError,
     batches,
     derive_seed,
     fixed_set,
-    import_clrs,
     resolve_source,
     training_stream,
     use_pred_as_input,
@@ -100,56 +102,10 @@ def device_description() -> str:
     return f"{dev.platform}:{kind}" if kind else dev.platform
 
 
-def build_model(spec: dict, dummy: Any, config: TrainConfig, checkpoint_dir: Path) -> Any:
-    """A BaselineModel with the configured processor (parameters not yet set)."""
-    clrs = import_clrs()
-    hints = config.hint_mode
-    if STEPS_HINT in spec:  # no hints of its own: nothing to encode or decode
-        hints = "none"
-    factory = clrs.get_processor_factory(
-        config.processor,
-        use_ln=config.use_ln,
-        nb_triplet_fts=config.nb_triplet_fts,
-        nb_heads=config.nb_heads,
-    )
-    return clrs.models.BaselineModel(
-        spec=spec,
-        dummy_trajectory=dummy,
-        processor_factory=factory,
-        hidden_dim=config.hidden,
-        encode_hints=hints == "encoded_decoded",
-        decode_hints=hints != "none",
-        encoder_init=config.encoder_init,
-        learning_rate=config.learning_rate,
-        grad_clip_max_norm=config.grad_clip,
-        checkpoint_path=str(checkpoint_dir),
-    )
-
-
 def _note(progress: bool, message: str) -> None:
     """A progress line on stderr (the progress bars' stream), only when progress is on."""
     if progress:
         print(message, file=sys.stderr, flush=True)
-
-
-def init_model(model: Any, features: Any, seed: int) -> None:
-    """`BaselineModel.init`, but with the parameter initialisation jitted.
-
-    CLRS runs `net_fn.init` eagerly, op by op (several seconds of small
-    compilations on a CPU); one jitted program is faster and lands in the
-    persistent compilation cache. Same key, same initial parameters.
-    """
-    import jax
-    import jax.numpy as jnp
-
-    def init_fn(key: Any, feats: Any) -> Any:
-        return model.net_fn.init(key, [feats], True, algorithm_index=-1,
-                                 return_hints=False, return_all_outputs=False)
-
-    params = jax.jit(init_fn)(jax.random.PRNGKey(seed), features)
-    model.params = params
-    model.opt_state = model.opt.init(params)
-    model.opt_state_skeleton = model.opt.init(jnp.zeros(1))
 
 
 def evaluate(model: Any, feedback: Any, batch_size: int, seed: int, *,
@@ -275,8 +231,7 @@ def train(config: TrainConfig, out_dir: str | Path, *, progress: bool = True,
         with guard.hold():
             _note(progress, f"compiling: model initialisation ({config.processor}, "
                   f"hidden {config.hidden})")
-            model = build_model(spec, init_batch, config, out)
-            init_model(model, init_batch.features, config.seed)
+            model = get_backend(config.backend).build(spec, init_batch, config, out)
         return _train_loop(config, out, source, spec, sizes, streams, val_set, model,
                            guard, state, progress, plot_run)
     except TrainingInterrupted:
@@ -482,9 +437,9 @@ def evaluate_run(
         raise ValueError(f"{config.algorithm}: its spec changed since the run was trained")
     guard = DeferredInterrupt("this batch", on_force=on_interrupt)
     with guard.hold():
-        model = build_model(spec, next(batches(test_set, config.eval_batch_size)), config,
-                            Path(run_dir))
-    model.params = ckpt["params"]
+        model = get_backend(config.backend).restore(
+            spec, next(batches(test_set, config.eval_batch_size)), config, Path(run_dir),
+            ckpt["params"])
     t0 = time.perf_counter()
     scores = evaluate(model, test_set, config.eval_batch_size,
                       derive_seed(config.seed, "val", 0), progress=progress,

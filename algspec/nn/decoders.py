@@ -1,0 +1,351 @@
+"""Decoders: each output's (and decoded hint's) predictions from node, edge and graph embeddings.
+
+`nodes` is what dm-clrs decodes from, the node features, previous and new hidden
+states concatenated `[B, N, 3H]`; `edges` the edge features (with the processor's
+edge output, if any, concatenated); `graph_fts` the graph features `[B, H]`.
+The arithmetic is dm-clrs's:
+
+- node scalar, mask, mask_one: one linear layer to a logit per node; categorical:
+  to a logit per class;
+- node pointer: "a points to c" scores `score(max(query(h_a), key(h_c) + edge(e_ca)))`;
+  a permutation pointer then goes through 10 log-space Sinkhorn steps
+  (temperature 0.1, diagonal forbidden), with Gumbel noise when training;
+- edge data: `sender(h_i) + receiver(h_j) + edge(e_ij)`; an edge pointer then
+  scores every node k with `score(max(that, target(h_k)))`;
+- graph data: `nodes(max over nodes of h) + graph(g)`; a graph pointer adds
+  `target(h_k)` for each node k.
+
+`inf_bias` (node pointers) and `inf_bias_edge` (edge masks) push the logits of
+non-adjacent pairs below every other logit, as dm-clrs does for the processors
+that ask for it.
+
+Padding nodes (`node_mask` 0) are never pointed at, never chosen by a mask_one,
+left out of graph readouts and of Sinkhorn: their logits are `slots.ABSENT`.
+
+Sparse graphs (rule in `algspec.nn.slots`): edge-located predictions are `[B, E, ...]`,
+one per slot; a node pointer's logits are `[B, E]`, slot `(s, r)` scoring "r points
+to s", normalised over each receiver's live slots (segment softmax); a permutation
+pointer's Sinkhorn alternates that with the normalisation over each sender's slots;
+an edge mask_one is normalised over each sender's slots, as a dense row is. The
+logits on the slots equal the dense logits of the same pairs; `inf_bias` has
+nothing to do there (every slot is adjacent).
+
+`postprocess` turns raw predictions into hint inputs for the next step ("soft":
+softmax / sigmoid, gradients flow; "hard": argmax / threshold, no gradient) and
+into final predictions, as dm-clrs's `postprocess` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import haiku as hk
+import jax
+import jax.numpy as jnp
+
+from algspec.nn import slots
+from algspec.nn.data import DataPoint
+from algspec.nn.graph import Array, DenseGraph, Graph, SparseGraph
+from algspec.nn.segments import gather_nodes, live_slots, segment_softmax
+from algspec.nn.types import Location, Type
+
+ABSENT = slots.ABSENT
+CLRS_SCOPE = "net/~_construct_encoders_decoders"
+_SCORES = (Type.SCALAR, Type.MASK, Type.MASK_ONE)
+_NODE_POINTERS = (Type.POINTER, Type.PERMUTATION_POINTER)
+# dm-clrs's Sinkhorn settings inside the decoder.
+DECODER_SINKHORN_STEPS = 10
+SINKHORN_TEMPERATURE = 0.1
+
+
+def layers(location: str, type_: str, hidden: int, num_classes: int | None = None
+           ) -> tuple[tuple[str, int], ...]:
+    """The decoder's linear layers `(name, size)`, in dm-clrs's creation order."""
+    width = num_classes if type_ == Type.CATEGORICAL else 1
+    if type_ == Type.CATEGORICAL and not num_classes:
+        raise ValueError("a categorical decoder needs num_classes")
+    if location == Location.NODE:
+        if type_ in _NODE_POINTERS:
+            return (("query", hidden), ("key", hidden), ("edge", hidden), ("score", 1))
+        if type_ in _SCORES or type_ == Type.CATEGORICAL:
+            return (("out", width),)
+    elif location == Location.EDGE:
+        if type_ == Type.POINTER:
+            return (("sender", hidden), ("receiver", hidden), ("edge", hidden),
+                    ("target", hidden), ("score", 1))
+        if type_ in _SCORES or type_ == Type.CATEGORICAL:
+            return (("sender", width), ("receiver", width), ("edge", width))
+    elif location == Location.GRAPH:
+        if type_ == Type.POINTER:
+            return (("nodes", 1), ("graph", 1), ("target", 1))
+        if type_ in _SCORES or type_ == Type.CATEGORICAL:
+            return (("nodes", width), ("graph", width))
+    raise ValueError(f"no decoder for a {location} {type_}")
+
+
+class Decoder(hk.Module):
+    """The decoder of one output or hint datum (its spec's location and type)."""
+
+    def __init__(self, datum: str, location: str, type_: str, hidden: int,
+                 num_classes: int | None = None, name: str | None = None) -> None:
+        super().__init__(name=name or f"{datum}_decoder")
+        self.location, self.type_ = location, type_
+        self._sizes = dict(layers(location, type_, hidden, num_classes))
+
+    def _apply(self, layer: str, x: Array) -> Array:
+        return hk.Linear(self._sizes[layer], name=layer)(x)
+
+    def __call__(self, nodes: Array, edges: Array, graph_fts: Array, graph: Graph,
+                 node_mask: Array, *, inf_bias: bool = False, inf_bias_edge: bool = False,
+                 gumbel: bool = False) -> Array:
+        """Raw predictions (logits, scores; log-probabilities for permutation pointers).
+
+        `gumbel` adds Gumbel noise to permutation pointers (dm-clrs: when training),
+        drawing one key with `hk.next_rng_key()`.
+        """
+        if self.location == Location.NODE:
+            return self._node(nodes, edges, graph, node_mask, inf_bias, gumbel)
+        if self.location == Location.EDGE:
+            return self._edge(nodes, edges, graph, node_mask, inf_bias_edge)
+        return self._graph(nodes, graph_fts, node_mask)
+
+    def _node(self, nodes: Array, edges: Array, graph: Graph, node_mask: Array,
+              inf_bias: bool, gumbel: bool) -> Array:
+        if self.type_ == Type.CATEGORICAL:
+            return self._apply("out", nodes)
+        if self.type_ in _SCORES:
+            preds = self._apply("out", nodes)[..., 0]
+            return _mask_nodes(preds, node_mask) if self.type_ == Type.MASK_ONE else preds
+        query = self._apply("query", nodes)
+        key = self._apply("key", nodes)
+        edge = self._apply("edge", edges)
+        if isinstance(graph, DenseGraph):  # [b, a, c]: a points to c, through pair (c, a)
+            keyed = key[:, :, None, :] + edge  # [b, c, a]
+            preds = self._apply("score", jnp.maximum(query[:, :, None, :],
+                                                     jnp.swapaxes(keyed, 1, 2)))[..., 0]
+            if inf_bias:
+                preds = _below_the_rest(preds, graph.adj, _pair_mask(node_mask))
+            preds = _mask_last_axis(preds, node_mask)
+        else:  # slot (s, r): r points to s
+            keyed = gather_nodes(key, graph.senders) + edge
+            preds = self._apply("score", jnp.maximum(gather_nodes(query, graph.receivers),
+                                                     keyed))[..., 0]
+            preds = jnp.where(live_slots(graph, node_mask), preds, ABSENT)
+        if self.type_ == Type.PERMUTATION_POINTER:
+            noise = hk.next_rng_key() if gumbel else None
+            preds = log_sinkhorn(preds, graph, node_mask, steps=DECODER_SINKHORN_STEPS,
+                                 temperature=SINKHORN_TEMPERATURE, zero_diagonal=True,
+                                 noise_key=noise)
+        return preds
+
+    def _edge(self, nodes: Array, edges: Array, graph: Graph, node_mask: Array,
+              inf_bias_edge: bool) -> Array:
+        sender = self._apply("sender", nodes)
+        receiver = self._apply("receiver", nodes)
+        edge = self._apply("edge", edges)
+        dense = isinstance(graph, DenseGraph)
+        if dense:
+            pred = sender[:, :, None, :] + receiver[:, None, :, :] + edge
+        else:
+            pred = gather_nodes(sender, graph.senders) + gather_nodes(receiver, graph.receivers) \
+                + edge
+        if self.type_ == Type.CATEGORICAL:
+            return pred
+        if self.type_ == Type.POINTER:
+            target = self._apply("target", nodes)
+            target = target[:, None, None] if dense else target[:, None]
+            preds = self._apply("score", jnp.maximum(pred[..., None, :], target))[..., 0]
+            return _mask_last_axis(preds, node_mask)
+        preds = pred[..., 0]
+        if dense and inf_bias_edge and self.type_ in (Type.MASK, Type.MASK_ONE):
+            preds = _below_the_rest(preds, graph.adj, _pair_mask(node_mask))
+        if self.type_ == Type.MASK_ONE:
+            preds = _mask_last_axis(preds, node_mask) if dense else \
+                jnp.where(live_slots(graph, node_mask), preds, ABSENT)
+        return preds
+
+    def _graph(self, nodes: Array, graph_fts: Array, node_mask: Array) -> Array:
+        real = node_mask > 0
+        readout = jnp.max(jnp.where(real[..., None], nodes, -jnp.inf), axis=1)
+        readout = jnp.where(jnp.any(real, axis=1)[:, None], readout, 0.0)
+        pred = self._apply("nodes", readout) + self._apply("graph", graph_fts)
+        if self.type_ == Type.CATEGORICAL:
+            return pred
+        if self.type_ == Type.POINTER:
+            return _mask_nodes(pred + self._apply("target", nodes)[..., 0], node_mask)
+        return pred[..., 0]
+
+
+def _pair_mask(node_mask: Array) -> Array:
+    real = node_mask > 0
+    return real[:, :, None] & real[:, None, :]
+
+
+def _mask_nodes(preds: Array, node_mask: Array) -> Array:
+    """`[B, N]` logits with padding nodes at ABSENT."""
+    return jnp.where(node_mask > 0, preds, ABSENT)
+
+
+def _mask_last_axis(preds: Array, node_mask: Array) -> Array:
+    """Logits whose last axis runs over nodes: padding nodes there at ABSENT."""
+    real = (node_mask > 0).reshape((node_mask.shape[0],) + (1,) * (preds.ndim - 2)
+                                   + (node_mask.shape[1],))
+    return jnp.where(real, preds, ABSENT)
+
+
+def _below_the_rest(preds: Array, adj: Array, valid: Array) -> Array:
+    """dm-clrs's inf bias: non-adjacent pairs get min(-1, the sample's lowest logit - 1)."""
+    lowest = jnp.min(jnp.where(valid, preds, jnp.inf), axis=(1, 2), keepdims=True)
+    return jnp.where(adj > 0.5, preds, jnp.minimum(-1.0, lowest - 1.0))
+
+
+def log_sinkhorn(x: Array, graph: Graph, node_mask: Array, *, steps: int, temperature: float,
+                 zero_diagonal: bool, noise_key: Array | None = None) -> Array:
+    """Log of a doubly stochastic matrix from permutation-pointer logits (row = pointing node).
+
+    Dense `[B, N, N]`: rows and columns are normalised in turn, as dm-clrs's
+    `log_sinkhorn`; padding nodes are a separate block (each points to itself),
+    so the real block is normalised alone. Sparse `[B, E]` (decoder orientation):
+    the same on the live slots, rows grouped by receiver, columns by sender.
+    """
+    if noise_key is not None:  # standard Gumbel noise
+        u = jax.random.uniform(noise_key, x.shape)
+        x = x - jnp.log(-jnp.log(u + 1e-12) + 1e-12)
+    x = x / temperature
+    if isinstance(graph, DenseGraph):
+        nb_nodes = x.shape[-1]
+        eye = jnp.eye(nb_nodes)
+        if zero_diagonal:
+            x = x - 1e6 * eye
+        pad = node_mask <= 0
+        padding_pairs = (pad[:, :, None] & pad[:, None, :])
+        x = jnp.where(_pair_mask(node_mask), x, jnp.where(padding_pairs & (eye > 0), 0.0, ABSENT))
+        for _ in range(steps):
+            x = jax.nn.log_softmax(x, axis=-1)
+            x = jax.nn.log_softmax(x, axis=-2)
+        return x
+    nb_nodes = node_mask.shape[1]
+    live = live_slots(graph, node_mask)
+    if zero_diagonal:
+        x = x - 1e6 * (graph.senders == graph.receivers)
+    columns = slots.by_sender(graph)
+    for _ in range(steps):
+        x = slots.segment_log_softmax(x, graph, live, nb_nodes)
+        x = slots.segment_log_softmax(x, columns, live, nb_nodes)
+    return x
+
+
+def postprocess(pred: Array, location: str, type_: str, graph: Graph, node_mask: Array, *,
+                hard: bool, sinkhorn_steps: int = 25,
+                sinkhorn_temperature: float = SINKHORN_TEMPERATURE) -> tuple[Array, str]:
+    """Raw predictions as data `(array, type)`: dm-clrs's hard or soft postprocessing.
+
+    dm-clrs uses 25 Sinkhorn steps for hints fed back, 50 for final outputs. Soft
+    pointers come back as `soft_pointer`: `[B, N, N]` dense, `[B, E]` sparse (decoder
+    orientation); hard ones as indices `[B, N]` (float, as dm-clrs).
+    """
+    sparse = isinstance(graph, SparseGraph)
+    nb_nodes = node_mask.shape[1]
+    if type_ == Type.SCALAR:
+        return (jax.lax.stop_gradient(pred) if hard else pred), type_
+    if type_ == Type.MASK:
+        return ((pred > 0.0) * 1.0 if hard else jax.nn.sigmoid(pred)), type_
+    if type_ == Type.CATEGORICAL or (type_ == Type.MASK_ONE and location == Location.GRAPH):
+        return _choose(pred, hard), type_
+    if type_ == Type.MASK_ONE and location == Location.NODE:
+        return _choose(_mask_nodes(pred, node_mask), hard), type_
+    if type_ == Type.MASK_ONE:  # edge: over each row, i.e. each sender's slots
+        if not sparse:
+            return _choose(_mask_last_axis(pred, node_mask), hard), type_
+        return _choose_slots(pred, slots.by_sender(graph), node_mask, hard), type_
+    if type_ == Type.POINTER:
+        if sparse and location == Location.NODE:
+            live = live_slots(graph, node_mask)
+            if hard:
+                return slots.segment_argmax(pred, graph, live, nb_nodes).astype(jnp.float32), \
+                    type_
+            return segment_softmax(pred, graph, live, nb_nodes), Type.SOFT_POINTER
+        pred = _mask_last_axis(pred, node_mask)
+        if hard:
+            return jnp.argmax(pred, axis=-1).astype(jnp.float32), type_
+        return jax.nn.softmax(pred, axis=-1), Type.SOFT_POINTER
+    if type_ == Type.PERMUTATION_POINTER:
+        probs = jnp.exp(log_sinkhorn(pred, graph, node_mask, steps=sinkhorn_steps,
+                                     temperature=sinkhorn_temperature, zero_diagonal=True))
+        if not hard:
+            return probs, type_
+        if sparse:
+            return _choose_slots(probs, graph, node_mask, True), type_
+        return jax.nn.one_hot(jnp.argmax(probs, axis=-1), nb_nodes), type_
+    raise ValueError(f"cannot postprocess a {location} {type_}")
+
+
+def _choose(pred: Array, hard: bool) -> Array:
+    if hard:
+        return jax.nn.one_hot(jnp.argmax(pred, axis=-1), pred.shape[-1])
+    return jax.nn.softmax(pred, axis=-1)
+
+
+def _choose_slots(pred: Array, graph: SparseGraph, node_mask: Array, hard: bool) -> Array:
+    """Softmax, or one-hot of the argmax, over each receiver's live slots of `[B, E]`."""
+    nb_nodes = node_mask.shape[1]
+    live = live_slots(graph, node_mask)
+    if not hard:
+        return segment_softmax(pred, graph, live, nb_nodes)
+    best = slots.segment_argmax(pred, graph, live, nb_nodes)
+    return (live & (gather_nodes(best, graph.receivers) == graph.senders)).astype(jnp.float32)
+
+
+def postprocess_all(spec: Mapping[str, tuple[str, str, str]], preds: Mapping[str, Array],
+                    graph: Graph, node_mask: Array, *, hard: bool, sinkhorn_steps: int = 25,
+                    sinkhorn_temperature: float = SINKHORN_TEMPERATURE) -> dict[str, DataPoint]:
+    """`postprocess` of every prediction, as named data points."""
+    out = {}
+    for name, pred in preds.items():
+        _, location, type_ = spec[name]
+        data, new_type = postprocess(pred, location, type_, graph, node_mask, hard=hard,
+                                     sinkhorn_steps=sinkhorn_steps,
+                                     sinkhorn_temperature=sinkhorn_temperature)
+        out[name] = DataPoint(name, location, new_type, data)
+    return out
+
+
+def as_soft_pointer(data: Array, location: str, graph: Graph, nb_nodes: int) -> Array:
+    """Pointer indices in the layout of a soft pointer (to mix truth and predictions).
+
+    One-hot over nodes, except a sparse node pointer: `[B, E]` in decoder orientation.
+    """
+    if location == Location.NODE and isinstance(graph, SparseGraph):
+        return slots.pointer_at_slots(data, graph)
+    return jax.nn.one_hot(jnp.asarray(data).astype(jnp.int32), nb_nodes)
+
+
+def to_dense(data: Array, location: str, type_: str, graph: Graph, nb_nodes: int) -> Array:
+    """A sparse prediction in the dense layout (0 off the slots), e.g. to score it."""
+    if isinstance(graph, DenseGraph):
+        return data
+    if location == Location.EDGE:
+        return slots.to_pairs(data, graph, nb_nodes, 0.0)
+    if location == Location.NODE and type_ in (Type.SOFT_POINTER, Type.PERMUTATION_POINTER):
+        return slots.to_pairs(data, graph, nb_nodes, 0.0, transpose=True)
+    return data
+
+
+def clrs_module_names(datum: str, location: str, type_: str, *, algo_index: int = 0,
+                      scope: str = CLRS_SCOPE) -> dict[str, str]:
+    """Each of this decoder's linear layers -> the dm-clrs module holding its weights."""
+    base = f"algo_{algo_index}_{datum}_dec_linear"
+    if scope:
+        base = f"{scope}/{base}"
+    names = [name for name, _ in layers(location, type_, 1, 1)]
+    return {layer: base if i == 0 else f"{base}_{i}" for i, layer in enumerate(names)}
+
+
+def from_clrs_params(clrs_params: Mapping[str, Mapping[str, Any]], module_path: str,
+                     datum: str, location: str, type_: str, *, algo_index: int = 0,
+                     scope: str = CLRS_SCOPE) -> dict[str, dict[str, Any]]:
+    """The parameters of the `Decoder` at `module_path` (its `module_name`), from dm-clrs's."""
+    names = clrs_module_names(datum, location, type_, algo_index=algo_index, scope=scope)
+    return {f"{module_path}/~/{layer}": dict(clrs_params[clrs_name])
+            for layer, clrs_name in names.items()}

@@ -1,0 +1,272 @@
+"""The graph a step's messages travel on, built from the step's data.
+
+Dense: dm-clrs's adjacency. It starts from self-loops; every node pointer
+(input or hint; a soft pointer as its probability matrix) adds the pairs where
+`p + p^T > 0.5`, and every edge-located mask adds the pairs where
+`m + m^T > 0`. `kind_adjacency` then gives what a processor kind actually reads
+(dm-clrs's mpnn and *_full read all pairs, deepsets only self-loops).
+
+Sparse: the same pairs as an edge list (`SparseGraph`), in two parts.
+
+- Static, on the host (numpy), once per batch: self-loops, the edge-mask inputs
+  (the `.alg` file's interconnection graph among them) and optionally the
+  pointer inputs, symmetrised and deduplicated, padded to a power-of-two slot
+  count so that jit sees few shapes (`static_graph`). Edge-located arrays are
+  gathered at these slots on the host (`gather_edges`) and predictions are
+  scattered back to `[B, N, N]` for dense metrics (`scatter_edges`).
+- Per step, under jit: the pointer edges of node pointers (`add_pointer_edges`),
+  both directions, in fixed extra slots appended after the static ones; a pair
+  already present is masked off, so each pair is live once. Data gathered at the
+  static slots lines up with the extended graph after `pad_slots`.
+
+Edge-mask hints change the dense adjacency step by step but add no sparse
+edges: the sparse graph holds the inputs' edges and the pointer edges only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from algspec.nn.data import DataPoint
+from algspec.nn.graph import Array, SparseGraph
+from algspec.nn.types import Location, Type
+
+# Node pointer types that add adjacency (a soft pointer is a pointer given as probabilities).
+POINTER_TYPES = (Type.POINTER, Type.PERMUTATION_POINTER, Type.SOFT_POINTER)
+# Candidates per row of a probability-matrix pointer. A pair with
+# p[i, j] + p[j, i] > 0.5 has p[i, j] among row i's 4 largest or p[j, i] among
+# row j's: outside them an entry is at most (row sum) / 5, and two such sum to
+# at most 0.5 while rows sum to at most 1.25 (softmax rows sum to 1; Sinkhorn's
+# permutation matrices approximately).
+POINTER_TOP_K = 4
+
+
+# ---------------------------------------------------------------- dense
+
+def is_node_pointer(dp: DataPoint) -> bool:
+    return dp.location == Location.NODE and dp.type_ in POINTER_TYPES
+
+
+def is_edge_mask(dp: DataPoint) -> bool:
+    return dp.location == Location.EDGE and dp.type_ == Type.MASK
+
+
+def pointer_matrix(data: Array, nb_nodes: int) -> Array:
+    """`[B, N, N]` pointer matrix: one-hot of indices `[B, N]`, or probabilities as given."""
+    data = jnp.asarray(data)
+    if data.ndim == 2:
+        return jax.nn.one_hot(data, nb_nodes, dtype=jnp.float32)
+    return data.astype(jnp.float32)
+
+
+def _adjacency_term(dp: DataPoint, nb_nodes: int) -> Array | None:
+    if is_node_pointer(dp):
+        p = pointer_matrix(dp.data, nb_nodes)
+        return (p + jnp.swapaxes(p, 1, 2)) > 0.5
+    if is_edge_mask(dp):
+        m = jnp.asarray(dp.data, dtype=jnp.float32)
+        return (m + jnp.swapaxes(m, 1, 2)) > 0.0
+    return None
+
+
+def pair_mask(node_mask: Array) -> Array:
+    """`[B, N, N]`: 1 where both nodes are real."""
+    node_mask = jnp.asarray(node_mask, dtype=jnp.float32)
+    return node_mask[:, :, None] * node_mask[:, None, :]
+
+
+def dense_adjacency(data: Iterable[DataPoint], batch_size: int, nb_nodes: int,
+                    node_mask: Array | None = None) -> Array:
+    """dm-clrs's adjacency `[B, N, N]` (float 0/1) from a step's inputs and hints.
+
+    `data` holds the step's data points (hints at this step, `[B, ...]`); those
+    that are neither node pointers nor edge masks are ignored. With `node_mask`,
+    pairs touching a padding node are 0.
+    """
+    adj = jnp.broadcast_to(jnp.eye(nb_nodes, dtype=bool), (batch_size, nb_nodes, nb_nodes))
+    for dp in data:
+        term = _adjacency_term(dp, nb_nodes)
+        if term is not None:
+            adj = adj | term
+    adj = adj.astype(jnp.float32)
+    return adj if node_mask is None else adj * pair_mask(node_mask)
+
+
+def kind_adjacency(reads: str, adj: Array, node_mask: Array | None = None) -> Array:
+    """The adjacency a processor reads: "declared" (`adj`), "complete" or "self" (self-loops)."""
+    if reads == "complete":
+        adj = jnp.ones_like(adj)
+    elif reads == "self":
+        adj = jnp.ones_like(adj) * jnp.eye(adj.shape[-1], dtype=adj.dtype)
+    elif reads != "declared":
+        raise ValueError(f"unknown graph {reads!r}: expected declared, complete or self")
+    return adj if node_mask is None else adj * pair_mask(node_mask)
+
+
+# ---------------------------------------------------------------- sparse, host side
+
+def slot_bucket(count: int) -> int:
+    """The slot count for `count` pairs: the next power of two (few shapes under jit)."""
+    return 1 << max(0, int(count) - 1).bit_length()
+
+
+def static_graph(batch_size: int, nb_nodes: int, edge_masks: Sequence[np.ndarray] = (),
+                 pointers: Sequence[np.ndarray] = (),
+                 node_mask: np.ndarray | None = None) -> SparseGraph:
+    """The static edge list (numpy): self-loops, edge masks `[B, N, N]`, pointers.
+
+    Edge masks are symmetrised (`m + m^T > 0`) and pointers (indices `[B, N]` or
+    probabilities `[B, N, N]`) thresholded (`p + p^T > 0.5`) as in the dense
+    adjacency; each pair appears once, in row-major order (sender, receiver).
+    Pairs touching a padding node are left out. The slot count is the largest
+    sample's pair count rounded up to a power of two.
+    """
+    adj = np.broadcast_to(np.eye(nb_nodes, dtype=bool), (batch_size, nb_nodes, nb_nodes))
+    for m in edge_masks:
+        m = np.asarray(m, dtype=np.float32)
+        adj = adj | ((m + np.swapaxes(m, 1, 2)) > 0.0)
+    for p in pointers:
+        p = np.asarray(pointer_matrix(p, nb_nodes))
+        adj = adj | ((p + np.swapaxes(p, 1, 2)) > 0.5)
+    if node_mask is not None:
+        real = np.asarray(node_mask) > 0
+        adj = adj & real[:, :, None] & real[:, None, :]
+    counts = adj.reshape(batch_size, -1).sum(axis=1)
+    slots = slot_bucket(int(counts.max(initial=1)))
+    senders = np.zeros((batch_size, slots), np.int32)
+    receivers = np.zeros((batch_size, slots), np.int32)
+    mask = np.zeros((batch_size, slots), bool)
+    for b in range(batch_size):
+        s, r = np.nonzero(adj[b])
+        senders[b, :len(s)], receivers[b, :len(s)], mask[b, :len(s)] = s, r, True
+    return SparseGraph(senders, receivers, mask)
+
+
+def _slot_index(graph: SparseGraph) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    s, r, m = (np.asarray(a) for a in graph)
+    return np.arange(s.shape[0])[:, None], s, r, m
+
+
+def gather_edges(data: np.ndarray, graph: SparseGraph, time_major: bool = False) -> np.ndarray:
+    """Edge-located data `[B, N, N, ...]` (or `[T, B, N, N, ...]`) at the slots: `[(T,) B, E, ...]`.
+
+    Slot k of sample b holds `data[b, senders[b, k], receivers[b, k]]`; dead slots hold 0.
+    """
+    data = np.asarray(data)
+    b, s, r, m = _slot_index(graph)
+    out = data[:, b, s, r] if time_major else data[b, s, r]
+    live = m.reshape(m.shape + (1,) * (out.ndim - m.ndim - int(time_major)))
+    return np.where(live, out, np.zeros((), out.dtype))
+
+
+def scatter_edges(values: np.ndarray, graph: SparseGraph, nb_nodes: int, fill: float = 0.0,
+                  time_major: bool = False) -> np.ndarray:
+    """The inverse of `gather_edges`: `[(T,) B, E, ...]` -> `[(T,) B, N, N, ...]`, `fill` elsewhere."""
+    values = np.asarray(values)
+    if time_major:
+        return np.stack([scatter_edges(v, graph, nb_nodes, fill) for v in values])
+    b, s, r, m = _slot_index(graph)
+    b = np.broadcast_to(b, s.shape)
+    out = np.full((s.shape[0], nb_nodes, nb_nodes) + values.shape[2:], fill, values.dtype)
+    out[b[m], s[m], r[m]] = values[m]
+    return out
+
+
+# ---------------------------------------------------------------- sparse, under jit
+
+def pad_slots(values: Array, num_slots: int) -> Array:
+    """Per-slot values `[B, E, ...]` zero-padded to `num_slots` (the static slots come first)."""
+    pad = [(0, 0), (0, num_slots - values.shape[1])] + [(0, 0)] * (values.ndim - 2)
+    return jnp.pad(values, pad)
+
+
+def pointer_slots(pointer: Array, nb_nodes: int) -> SparseGraph:
+    """Candidate slots of one node pointer, both directions: `[B, 2 K N]` (K = 1 for indices).
+
+    Indices `[B, N]`: pair (i, p[i]), live when p[i] is a node. Probabilities
+    `[B, N, N]`: pairs (i, j) for row i's `POINTER_TOP_K` largest entries, live
+    when p[i, j] + p[j, i] > 0.5 (dm-clrs's threshold).
+    """
+    pointer = jnp.asarray(pointer)
+    batch = pointer.shape[0]
+    if pointer.ndim == 2:
+        target = pointer.astype(jnp.int32)[..., None]                       # [B, N, 1]
+        live = (target >= 0) & (target < nb_nodes)
+        target = jnp.clip(target, 0, nb_nodes - 1)
+    else:
+        p = pointer.astype(jnp.float32)
+        weight, target = jax.lax.top_k(p, min(POINTER_TOP_K, nb_nodes))    # [B, N, K]
+        back = jnp.take_along_axis(jnp.swapaxes(p, 1, 2), target, axis=2)  # p[j, i]
+        live = (weight + back) > 0.5
+    source = jnp.broadcast_to(jnp.arange(nb_nodes, dtype=jnp.int32)[:, None], target.shape)
+    target = target.astype(jnp.int32)
+    flat = (batch, -1)
+    return SparseGraph(
+        jnp.concatenate([source.reshape(flat), target.reshape(flat)], axis=1),
+        jnp.concatenate([target.reshape(flat), source.reshape(flat)], axis=1),
+        jnp.concatenate([live.reshape(flat), live.reshape(flat)], axis=1))
+
+
+def _pair_keys(graph: SparseGraph, nb_nodes: int) -> Array:
+    """One int per slot: `sender * N + receiver` when live, a distinct sentinel when dead."""
+    slots = graph.senders.shape[-1]
+    sentinel = nb_nodes * nb_nodes + jnp.arange(slots, dtype=jnp.int32)
+    return jnp.where(graph.mask, graph.senders * nb_nodes + graph.receivers, sentinel)
+
+
+def _first_of_each(keys: Array) -> Array:
+    order = jnp.argsort(keys, stable=True)
+    ordered = keys[order]
+    first = jnp.concatenate([jnp.ones((1,), bool), ordered[1:] != ordered[:-1]])
+    return jnp.zeros(keys.shape, bool).at[order].set(first)
+
+
+def unique_slots(graph: SparseGraph, nb_nodes: int) -> SparseGraph:
+    """The graph with every repeated live pair masked off but its first slot; dead slots at node 0."""
+    keep = jax.vmap(_first_of_each)(_pair_keys(graph, nb_nodes)) & graph.mask
+    return SparseGraph(jnp.where(keep, graph.senders, 0), jnp.where(keep, graph.receivers, 0), keep)
+
+
+def add_pointer_edges(graph: SparseGraph, pointers: Sequence[Array], nb_nodes: int,
+                      node_mask: Array | None = None) -> SparseGraph:
+    """The graph plus the pointer edges of `pointers` (node pointer data, see `pointer_slots`).
+
+    The extra slots follow the existing ones (their number depends only on the
+    pointers' shapes); pairs already present, or touching a padding node, are
+    masked off.
+    """
+    parts = [SparseGraph(*(jnp.asarray(a) for a in graph))]
+    parts += [pointer_slots(p, nb_nodes) for p in pointers]
+    merged = SparseGraph(*(jnp.concatenate(xs, axis=1) for xs in zip(*parts, strict=True)))
+    if node_mask is not None:
+        real = jnp.asarray(node_mask) > 0
+        ends = (jnp.take_along_axis(real, merged.senders, axis=1)
+                & jnp.take_along_axis(real, merged.receivers, axis=1))
+        merged = merged._replace(mask=merged.mask & ends)
+    return unique_slots(merged, nb_nodes)
+
+
+def node_pointers(data: Iterable[DataPoint]) -> list[Array]:
+    """The data of the node pointers among `data` (what `add_pointer_edges` takes)."""
+    return [dp.data for dp in data if is_node_pointer(dp)]
+
+
+def reverse_slots(graph: SparseGraph, nb_nodes: int) -> tuple[Array, Array]:
+    """For each slot (s, r), the slot of (r, s): `index [B, E]` and `found [B, E]`.
+
+    Attention kinds read edge features indexed [receiver, sender] (dm-clrs's GAT
+    convention), which on an edge list sit at the reverse slot.
+    """
+    def one(keys: Array, senders: Array, receivers: Array, mask: Array) -> tuple[Array, Array]:
+        order = jnp.argsort(keys)
+        ordered = keys[order]
+        want = receivers * nb_nodes + senders
+        pos = jnp.clip(jnp.searchsorted(ordered, want), 0, keys.shape[0] - 1)
+        found = (ordered[pos] == want) & mask
+        return jnp.where(found, order[pos], 0).astype(jnp.int32), found
+
+    return jax.vmap(one)(_pair_keys(graph, nb_nodes), graph.senders, graph.receivers, graph.mask)
