@@ -133,14 +133,23 @@ def from_clrs(feedback: Any) -> Feedback:
                     tuple(_point(d) for d in feedback.outputs))
 
 
+def _clrs_point(dp: Any) -> Any:
+    import clrs
+
+    return clrs.DataPoint(name=dp.name, location=dp.location, type_=dp.type_, data=dp.data)
+
+
+def to_clrs_features(features: Any) -> Any:
+    """`Features` (algspec's, or anything shaped like them) as `clrs.Features`."""
+    import clrs
+
+    return clrs.Features([_clrs_point(d) for d in features.inputs],
+                         [_clrs_point(d) for d in features.hints], features.lengths)
+
+
 def to_clrs(feedback: Any) -> Any:
     """A `Feedback` (algspec's, or anything shaped like one) as a `clrs.Feedback`."""
     import clrs
 
-    def point(dp: Any) -> Any:
-        return clrs.DataPoint(name=dp.name, location=dp.location, type_=dp.type_, data=dp.data)
-
-    f = feedback.features
-    return clrs.Feedback(clrs.Features([point(d) for d in f.inputs],
-                                       [point(d) for d in f.hints], f.lengths),
-                         [point(d) for d in feedback.outputs])
+    return clrs.Feedback(to_clrs_features(feedback.features),
+                         [_clrs_point(d) for d in feedback.outputs])

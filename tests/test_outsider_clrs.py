@@ -152,7 +152,7 @@ def test_trace_probes_pass_dm_clrs_split_stages(clrs: Any, path: Path) -> None:
 
 
 def test_random_pos_equals_dm_clrs_on_its_own_samples(clrs: Any) -> None:
-    from algspec.training.data import random_pos
+    from algspec.nn.preprocess import random_pos
 
     for name, n in (("kmp_matcher", 9), ("binary_search", 6)):  # split and plain pos
         sampler, _ = clrs.build_sampler(name, num_samples=8, length=n, seed=1)

@@ -91,10 +91,11 @@ class Decoder(hk.Module):
                  num_classes: int | None = None, name: str | None = None) -> None:
         super().__init__(name=name or f"{datum}_decoder")
         self.location, self.type_ = location, type_
-        self._sizes = dict(layers(location, type_, hidden, num_classes))
+        self._layers = {layer: hk.Linear(size, name=layer)
+                        for layer, size in layers(location, type_, hidden, num_classes)}
 
     def _apply(self, layer: str, x: Array) -> Array:
-        return hk.Linear(self._sizes[layer], name=layer)(x)
+        return self._layers[layer](x)
 
     def __call__(self, nodes: Array, edges: Array, graph_fts: Array, graph: Graph,
                  node_mask: Array, *, inf_bias: bool = False, inf_bias_edge: bool = False,
@@ -205,7 +206,7 @@ def log_sinkhorn(x: Array, graph: Graph, node_mask: Array, *, steps: int, temper
     """Log of a doubly stochastic matrix from permutation-pointer logits (row = pointing node).
 
     Dense `[B, N, N]`: rows and columns are normalised in turn, as dm-clrs's
-    `log_sinkhorn`; padding nodes are a separate block (each points to itself),
+    `log_sinkhorn` (in a `fori_loop`: one compiled step, differentiable); padding nodes are a separate block (each points to itself),
     so the real block is normalised alone. Sparse `[B, E]` (decoder orientation):
     the same on the live slots, rows grouped by receiver, columns by sender.
     """
@@ -221,19 +222,29 @@ def log_sinkhorn(x: Array, graph: Graph, node_mask: Array, *, steps: int, temper
         pad = node_mask <= 0
         padding_pairs = (pad[:, :, None] & pad[:, None, :])
         x = jnp.where(_pair_mask(node_mask), x, jnp.where(padding_pairs & (eye > 0), 0.0, ABSENT))
-        for _ in range(steps):
-            x = jax.nn.log_softmax(x, axis=-1)
-            x = jax.nn.log_softmax(x, axis=-2)
-        return x
-    nb_nodes = node_mask.shape[1]
-    live = live_slots(graph, node_mask)
+        return jax.lax.fori_loop(0, steps, _dense_sinkhorn_step, x)
     if zero_diagonal:
         x = x - 1e6 * (graph.senders == graph.receivers)
-    columns = slots.by_sender(graph)
-    for _ in range(steps):
-        x = slots.segment_log_softmax(x, graph, live, nb_nodes)
-        x = slots.segment_log_softmax(x, columns, live, nb_nodes)
-    return x
+    carry = (x, graph, live_slots(graph, node_mask), node_mask)
+    return jax.lax.fori_loop(0, steps, _sparse_sinkhorn_step, carry)[0]
+
+
+# Module-level loop bodies (no closures), so their traces are reused from call to call.
+def _dense_sinkhorn_step(_: int, x: Array) -> Array:
+    return jax.nn.log_softmax(jax.nn.log_softmax(x, axis=-1), axis=-2)
+
+
+def _sparse_sinkhorn_step(_: int, carry: tuple) -> tuple:
+    x, graph, live, node_mask = carry
+    nb_nodes = node_mask.shape[1]
+    x = slots.segment_log_softmax(x, graph, live, nb_nodes)
+    x = slots.segment_log_softmax(x, slots.by_sender(graph), live, nb_nodes)
+    return x, graph, live, node_mask
+
+
+def postprocessed_type(type_: str, hard: bool) -> str:
+    """The type `postprocess` gives: a soft pointer for a pointer in soft mode, else `type_`."""
+    return Type.SOFT_POINTER if type_ == Type.POINTER and not hard else type_
 
 
 def postprocess(pred: Array, location: str, type_: str, graph: Graph, node_mask: Array, *,

@@ -59,7 +59,7 @@ def pointer_matrix(data: Array, nb_nodes: int) -> Array:
     """`[B, N, N]` pointer matrix: one-hot of indices `[B, N]`, or probabilities as given."""
     data = jnp.asarray(data)
     if data.ndim == 2:
-        return jax.nn.one_hot(data, nb_nodes, dtype=jnp.float32)
+        return jax.nn.one_hot(data.astype(jnp.int32), nb_nodes, dtype=jnp.float32)
     return data.astype(jnp.float32)
 
 
@@ -109,9 +109,27 @@ def kind_adjacency(reads: str, adj: Array, node_mask: Array | None = None) -> Ar
 
 # ---------------------------------------------------------------- sparse, host side
 
+def size_bucket(count: int) -> int:
+    """`count` rounded up to the next of 1..8, 10, 12, 14, 16, 20, 24, 28, 32, 40, ...
+    (four sizes per octave): few shapes under jit, at most a quarter of padding."""
+    count = int(count)
+    if count <= 8:
+        return max(count, 0)
+    quantum = 1 << ((count - 1).bit_length() - 3)
+    return -(-count // quantum) * quantum
+
+
 def slot_bucket(count: int) -> int:
-    """The slot count for `count` pairs: the next power of two (few shapes under jit)."""
-    return 1 << max(0, int(count) - 1).bit_length()
+    """The slot count for `count` pairs (`size_bucket`)."""
+    return size_bucket(max(int(count), 1))
+
+
+def _host_pointer_matrix(data: np.ndarray, nb_nodes: int) -> np.ndarray:
+    """`pointer_matrix` in numpy (indices out of range point nowhere)."""
+    if data.ndim == 3:
+        return data.astype(np.float32)
+    index = data.astype(np.int64)
+    return (index[..., None] == np.arange(nb_nodes)).astype(np.float32)
 
 
 def static_graph(batch_size: int, nb_nodes: int, edge_masks: Sequence[np.ndarray] = (),
@@ -123,14 +141,14 @@ def static_graph(batch_size: int, nb_nodes: int, edge_masks: Sequence[np.ndarray
     probabilities `[B, N, N]`) thresholded (`p + p^T > 0.5`) as in the dense
     adjacency; each pair appears once, in row-major order (sender, receiver).
     Pairs touching a padding node are left out. The slot count is the largest
-    sample's pair count rounded up to a power of two.
+    sample's pair count rounded up by `size_bucket`.
     """
     adj = np.broadcast_to(np.eye(nb_nodes, dtype=bool), (batch_size, nb_nodes, nb_nodes))
     for m in edge_masks:
         m = np.asarray(m, dtype=np.float32)
         adj = adj | ((m + np.swapaxes(m, 1, 2)) > 0.0)
     for p in pointers:
-        p = np.asarray(pointer_matrix(p, nb_nodes))
+        p = _host_pointer_matrix(np.asarray(p), nb_nodes)
         adj = adj | ((p + np.swapaxes(p, 1, 2)) > 0.5)
     if node_mask is not None:
         real = np.asarray(node_mask) > 0

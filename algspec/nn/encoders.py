@@ -82,15 +82,14 @@ class Encoder(hk.Module):
         self.location, self.type_, self.hidden = location, type_, hidden
         scaled = encoder_init == "xavier_on_scalars" and stage == Stage.HINT \
             and type_ == Type.SCALAR
-        self._w_init = hk.initializers.TruncatedNormal(stddev=1.0 / jnp.sqrt(hidden)) \
+        w_init = hk.initializers.TruncatedNormal(stddev=1.0 / jnp.sqrt(hidden)) \
             if scaled else None
-
-    def _linear(self, layer: str) -> hk.Linear:
-        return hk.Linear(self.hidden, w_init=self._w_init, name=layer)
+        self._layers = {layer: hk.Linear(hidden, w_init=w_init, name=layer)
+                        for layer in layer_names(location, type_)}
 
     def _embed(self, x: Array, layer: str = "embed") -> Array:
         """Linear layer on a scalar per entry (or on the last axis for categoricals)."""
-        return self._linear(layer)(x if self.type_ == Type.CATEGORICAL else x[..., None])
+        return self._layers[layer](x if self.type_ == Type.CATEGORICAL else x[..., None])
 
     def __call__(self, dp: DataPoint, graph: Graph, node_mask: Array) -> Encoding:
         """`dp.data` is `[B, ...]` (one step); `dp.type_` may be soft_pointer for a fed-back hint."""

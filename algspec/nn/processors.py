@@ -26,6 +26,13 @@ Padding nodes (`node_mask` 0) send and receive nothing, are left out of the
 triplet max, and get a zero next hidden state. With every node real, the dense
 numbers are dm-clrs's.
 
+A receiver without senders (never a real node when self-loops are present, as
+in every graph `edges` builds) gets, dense and sparse alike: -1e6 from the max
+(dm-clrs's fill value), 0 from a mean or sum, and a zero attention readout
+(dm-clrs's softmax would spread over all nodes there). The optional mean
+reduction (no dm-clrs kind uses it) divides by the row sum of the adjacency
+dense, as dm-clrs does, and by the in-degree sparse: the same on symmetric graphs.
+
 Triplet messages (triplet_* kinds) are dense only. dm-clrs takes, for every
 pair (j, k), a max over all N nodes i of terms that read the edge features of
 (i, j) and (i, k) for every i, adjacent or not: no edge-list form gives those

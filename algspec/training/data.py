@@ -1,18 +1,18 @@
 """Where training data comes from: `.alg` files or dm-clrs built-in algorithms.
 
 A *source* is either a path to an `.alg` file, compiled with the public API
-(`algspec.load(path).sampler(...)`), or the name of a dm-clrs algorithm
-(`bubble_sort`, `binary_search`, ...), built with `clrs.build_sampler`. Both
-give a `clrs.Sampler`-like object whose `next(batch_size)` returns a
-`clrs.Feedback` (and `next()` the whole fixed dataset).
+(`algspec.load(path).batch_sampler(...)`: no dm-clrs, no TensorFlow), or the
+name of a dm-clrs algorithm (`bubble_sort`, `binary_search`, ...), built with
+`clrs.build_sampler`. Both give a sampler whose `next(batch_size)` returns an
+`algspec.feedback.Feedback` (and `next()` the whole fixed dataset); the `clrs`
+backend converts batches to dm-clrs's classes itself.
 
 Every batch then goes through the same preprocessing as in CLRS's
-`examples/run.py`: randomised `pos` (as `clrs.process_random_pos`, see
-`random_pos`), the constant `pred_h` hint turned into a `pred` input for the
-algorithms CLRS lists (`clrs.process_pred_as_input`), and
-`should_be_permutation` outputs rewritten as permutation pointer + mask
-(`clrs.process_permutations`). A file without hints gets a placeholder hint
-(`STEPS_HINT`) so that dm-clrs's model, which needs one, runs one step.
+`examples/run.py` (`algspec.nn.preprocess`): randomised `pos`, the constant
+`pred_h` hint turned into a `pred` input for the algorithms CLRS lists, and
+`should_be_permutation` outputs rewritten as permutation pointer + mask. A
+file without hints gets a placeholder hint (`STEPS_HINT`) so that the model,
+which reads its number of steps from the first hint, runs one step.
 """
 
 from __future__ import annotations
@@ -27,6 +27,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from algspec.feedback import DataPoint, Features, Feedback
+from algspec.feedback import from_clrs as feedback_from_clrs
 
 # The algorithms whose constant `pred_h` hint CLRS's run.py turns into an input.
 PRED_AS_INPUT_ALGOS = frozenset({
@@ -59,6 +62,7 @@ def compile_cache_dir() -> Path | None:
 
 
 _SETUP_DONE = False
+_CLRS_SETUP_DONE = False
 
 
 @contextlib.contextmanager
@@ -81,11 +85,27 @@ def _quiet_stderr() -> Iterator[None]:
         os.close(devnull)
 
 
+def setup_jax() -> None:
+    """Set up JAX once: the persistent compilation cache (see `compile_cache_dir`)."""
+    global _SETUP_DONE
+    if _SETUP_DONE:
+        return
+    import jax
+
+    cache = compile_cache_dir()
+    if cache is not None and not jax.config.jax_compilation_cache_dir:
+        with contextlib.suppress(OSError):  # read-only home: run without the cache
+            cache.mkdir(parents=True, exist_ok=True)
+            jax.config.update("jax_compilation_cache_dir", str(cache))
+            jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+    _SETUP_DONE = True
+
+
 def import_clrs() -> Any:
     """Import dm-clrs, tensorflow kept off the GPU (JAX gets all of it), and set up JAX."""
-    global _SETUP_DONE
+    global _CLRS_SETUP_DONE
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    if not _SETUP_DONE:
+    if not _CLRS_SETUP_DONE:
         try:
             # TF 2.21 logs start-up noise (oneDNN, CUDA probing) through absl,
             # ignoring TF_CPP_MIN_LOG_LEVEL; dm-clrs only needs it on the CPU.
@@ -95,15 +115,8 @@ def import_clrs() -> Any:
                 tf.config.set_visible_devices([], "GPU")
         except Exception as exc:  # noqa: BLE001 - no TF GPU build, or devices already set
             log.debug("tensorflow GPU devices left as they are: %s", exc)
-        import jax
-
-        cache = compile_cache_dir()
-        if cache is not None and not jax.config.jax_compilation_cache_dir:
-            with contextlib.suppress(OSError):  # read-only home: run without the cache
-                cache.mkdir(parents=True, exist_ok=True)
-                jax.config.update("jax_compilation_cache_dir", str(cache))
-                jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
-        _SETUP_DONE = True
+        _CLRS_SETUP_DONE = True
+    setup_jax()
     import clrs
 
     return clrs
@@ -129,29 +142,30 @@ class Source:
 
 
 def resolve_source(source: str, generator_params: Mapping[str, Any] | None = None) -> Source:
-    """Turn an `.alg` path or a dm-clrs algorithm name into a `Source`."""
+    """Turn an `.alg` path or a dm-clrs algorithm name into a `Source`.
+
+    An `.alg` file needs neither dm-clrs nor TensorFlow; a dm-clrs name imports both."""
     params = dict(generator_params or {})
     path = Path(source)
-    clrs = import_clrs()  # first, so that our TF/JAX set-up precedes the bridge's import
     if source.endswith(".alg") or path.is_file():
+        setup_jax()
         if not path.is_file():
             raise SourceError(f"{source}: no such file")
         import algspec
 
-        load = getattr(algspec, "load", None)
-        if load is None:
-            raise SourceError("algspec.load is not available in this build")
         try:
-            alg = load(str(path))
+            alg = algspec.load(str(path))
         except Exception as exc:  # the compiler's diagnostics, shown as one line
             msg = str(exc)
             raise SourceError(msg if msg.startswith(source) else f"{source}: {msg}") from exc
 
         def make_alg(length: int, num_samples: int, seed: int) -> Any:
-            return alg.sampler(length=length, num_samples=num_samples, seed=seed, **params)
+            return alg.batch_sampler(length=length, num_samples=num_samples, seed=seed,
+                                     **params)
 
         return Source(name=alg.name, spec=dict(alg.spec), kind="alg", make=make_alg)
 
+    clrs = import_clrs()
     if source not in clrs.SPECS:
         raise SourceError(
             f"{source!r} is neither an .alg file nor a dm-clrs algorithm "
@@ -162,9 +176,19 @@ def resolve_source(source: str, generator_params: Mapping[str, Any] | None = Non
         sampler, _ = clrs.build_sampler(
             source, num_samples=num_samples, length=length, seed=seed, **params
         )
-        return sampler
+        return _AlgspecFeedback(sampler)
 
     return Source(name=source, spec=dict(clrs.SPECS[source]), kind="clrs", make=make_clrs)
+
+
+class _AlgspecFeedback:
+    """A dm-clrs sampler whose batches come out as algspec's `Feedback`."""
+
+    def __init__(self, sampler: Any) -> None:
+        self._sampler = sampler
+
+    def next(self, batch_size: int | None = None) -> Feedback:
+        return feedback_from_clrs(self._sampler.next(batch_size))
 
 
 def use_pred_as_input(source: Source, setting: bool | None) -> bool:
@@ -176,51 +200,18 @@ def use_pred_as_input(source: Source, setting: bool | None) -> bool:
     return setting
 
 
-def random_pos(pos: np.ndarray, rng: np.random.RandomState) -> np.ndarray:
-    """`pos` [B, N] with each segment's positions replaced by sorted uniform draws.
-
-    Equal to `clrs.process_random_pos` (same draws, same values) on rows that
-    follow CLRS's convention, a 0 at the start of the row and of each segment
-    (string matchers: needle and haystack). dm-clrs drops the nodes before a
-    row's first 0, so a declared `pos = (n - 1 - index) / n` would shrink to
-    `[B, 1]`; here such a row is one segment, and the sorted draws follow the
-    order of its declared positions, so any `pos` keeps its shape and order.
-    """
-    pos = np.asarray(pos)
-    unsorted = rng.uniform(size=pos.shape)
-    out = np.empty(pos.shape, dtype=np.float64)
-    for i, row in enumerate(pos):
-        starts = np.flatnonzero(row == 0) if row[0] == 0 else np.zeros(1, np.int64)
-        for lo, hi in zip(starts, np.append(starts[1:], row.shape[0]), strict=True):
-            order = np.argsort(row[lo:hi], kind="stable")
-            out[i, lo + order] = np.sort(unsorted[i, lo:hi])
-    return out
-
-
-def _with_random_pos(feedback: Any, rng: np.random.RandomState) -> Any:
-    clrs = import_clrs()
-    inputs = tuple(
-        clrs.DataPoint(name=dp.name, location=dp.location, type_=dp.type_,
-                       data=random_pos(dp.data, rng)) if dp.name == "pos" else dp
-        for dp in feedback.features.inputs
-    )
-    return feedback._replace(features=feedback.features._replace(inputs=inputs))
-
-
 # dm-clrs's model reads its number of processor steps from the first hint
 # (`hints[0].data.shape[0] - 1`, at least 1), so a file without hints gets this
 # placeholder: one all-zero frame, never encoded nor decoded (see `build_model`).
 STEPS_HINT = "__algspec_steps__"
 
 
-def _with_steps_hint(spec: dict, feedback: Any) -> tuple[dict, Any]:
+def _with_steps_hint(spec: dict, feedback: Feedback) -> tuple[dict, Feedback]:
     """Give a hint-free algorithm the placeholder hint: one processor step."""
     if any(stage == "hint" for stage, _, _ in spec.values()):
         return spec, feedback
-    clrs = import_clrs()
     batch = int(np.asarray(feedback.features.lengths).shape[0])
-    steps = clrs.DataPoint(name=STEPS_HINT, location="graph", type_="scalar",
-                           data=np.zeros((1, batch), np.float32))
+    steps = DataPoint(STEPS_HINT, "graph", "scalar", np.zeros((1, batch), np.float32))
     features = feedback.features._replace(hints=(steps,))
     return {**spec, STEPS_HINT: ("hint", "graph", "scalar")}, \
         feedback._replace(features=features)
@@ -232,27 +223,28 @@ def preprocess(
     *,
     pos_rng: np.random.RandomState | None,
     pred_as_input: bool,
-) -> tuple[dict, Any]:
-    """CLRS's preprocessing of one Feedback; returns (processed spec, feedback)."""
-    clrs = import_clrs()
+) -> tuple[dict, Feedback]:
+    """CLRS's preprocessing of one Feedback (algspec's or dm-clrs's); returns (processed
+    spec, algspec `Feedback`)."""
+    from algspec.nn import preprocess as prep
+
+    feedback = feedback_from_clrs(feedback)
     spec = dict(spec)
     if pos_rng is not None and any(dp.name == "pos" for dp in feedback.features.inputs):
-        feedback = _with_random_pos(feedback, pos_rng)
-    it: Iterator = iter([feedback])
+        feedback = prep.randomize_pos(feedback, pos_rng)
     if pred_as_input:
-        spec, it = clrs.process_pred_as_input(spec, it)
-    spec, it = clrs.process_permutations(spec, it, True)
-    return _with_steps_hint(spec, next(it))
+        spec, feedback = prep.pred_as_input_spec(spec), prep.pred_as_input(feedback)
+    spec, feedback = prep.permutations_spec(spec), prep.permutations(feedback)
+    return _with_steps_hint(spec, feedback)
 
 
-def pad_time(feedback: Any, multiple: int) -> Any:
+def pad_time(feedback: Feedback, multiple: int) -> Feedback:
     """Zero-pad the hints' time axis up to a multiple of `multiple`.
 
     The model reads each sample's length and freezes its outputs after it, so
     padding changes no prediction; it only lets datasets whose longest
     trajectories differ slightly share one compiled `predict`.
     """
-    clrs = import_clrs()
     hints = feedback.features.hints
     if not hints or hints[0].name == STEPS_HINT:  # nothing a longer scan would change
         return feedback
@@ -261,9 +253,8 @@ def pad_time(feedback: Any, multiple: int) -> Any:
     if extra == 0:
         return feedback
     padded = tuple(
-        clrs.DataPoint(name=dp.name, location=dp.location, type_=dp.type_,
-                       data=np.concatenate([dp.data, np.zeros((extra,) + dp.data.shape[1:],
-                                                              dp.data.dtype)]))
+        dp.replace(data=np.concatenate([dp.data, np.zeros((extra,) + dp.data.shape[1:],
+                                                          dp.data.dtype)]))
         for dp in hints
     )
     return feedback._replace(features=feedback.features._replace(hints=padded))
@@ -287,28 +278,20 @@ def fixed_set(
     return spec, pad_time(fb, time_multiple)
 
 
-def batches(feedback: Any, batch_size: int) -> Iterator[Any]:
+def batches(feedback: Feedback, batch_size: int) -> Iterator[Feedback]:
     """Split a Feedback along the batch axis (hints keep their padded length)."""
-    clrs = import_clrs()
     total = int(np.asarray(feedback.features.lengths).shape[0])
 
     def cut(dps: Any, lo: int, hi: int, axis: int) -> tuple:
-        out = []
-        for dp in dps:
-            data = dp.data[lo:hi] if axis == 0 else dp.data[:, lo:hi]
-            out.append(clrs.DataPoint(name=dp.name, location=dp.location, type_=dp.type_,
-                                      data=data))
-        return tuple(out)
+        return tuple(dp.replace(data=dp.data[lo:hi] if axis == 0 else dp.data[:, lo:hi])
+                     for dp in dps)
 
     for lo in range(0, total, batch_size):
         hi = min(lo + batch_size, total)
         f = feedback.features
-        features = clrs.Features(
-            inputs=cut(f.inputs, lo, hi, 0),
-            hints=cut(f.hints, lo, hi, 1),
-            lengths=np.asarray(f.lengths)[lo:hi],
-        )
-        yield clrs.Feedback(features=features, outputs=cut(feedback.outputs, lo, hi, 0))
+        features = Features(inputs=cut(f.inputs, lo, hi, 0), hints=cut(f.hints, lo, hi, 1),
+                            lengths=np.asarray(f.lengths)[lo:hi])
+        yield Feedback(features=features, outputs=cut(feedback.outputs, lo, hi, 0))
 
 
 def training_stream(

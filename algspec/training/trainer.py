@@ -102,6 +102,16 @@ def device_description() -> str:
     return f"{dev.platform}:{kind}" if kind else dev.platform
 
 
+def _installed_version(distribution: str) -> str | None:
+    """A distribution's version, without importing it (None if not installed)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return None
+
+
 def _note(progress: bool, message: str) -> None:
     """A progress line on stderr (the progress bars' stream), only when progress is on."""
     if progress:
@@ -196,7 +206,8 @@ def train(config: TrainConfig, out_dir: str | Path, *, progress: bool = True,
     out = Path(out_dir)
     if not overwrite and read_result(out) is not None:  # before minutes of data generation
         _clear_for_start(out, overwrite)
-    _note(progress, "loading JAX, TensorFlow and dm-clrs")
+    _note(progress, "loading JAX" + (", TensorFlow and dm-clrs" if config.backend == "clrs"
+                                      else ""))
     source = _source_for(config)  # first: a bad source leaves no run folder behind
     pred_as_input = use_pred_as_input(source, config.pred_as_input)
     sizes = list(config.train_sizes)
@@ -352,8 +363,6 @@ def _train_loop(config: TrainConfig, out: Path, source: Source, spec: dict, size
             "best_step": best_step,
         }, f)
 
-    import clrs
-
     result = {
         "algorithm": source.name,
         "source": config.algorithm,
@@ -365,7 +374,9 @@ def _train_loop(config: TrainConfig, out: Path, source: Source, spec: dict, size
         "train_sizes": list(sizes),
         "device": device_description(),
         "jax": jax.__version__,
-        "clrs": clrs.__version__,
+        "backend": config.backend,
+        "graph": config.graph,
+        "clrs": _installed_version("dm-clrs"),
         "train_seconds": train_seconds,
         "seconds_per_step": per_step,
         "seconds_per_step_by_size": by_size,
@@ -428,7 +439,8 @@ def evaluate_run(
     config = TrainConfig.from_dict(ckpt["config"])
     size = int(test_size or config.test_size)
     samples = int(test_samples or config.test_samples)
-    _note(progress, "loading JAX, TensorFlow and dm-clrs")
+    _note(progress, "loading JAX" + (", TensorFlow and dm-clrs" if config.backend == "clrs"
+                                      else ""))
     source = _source_for(config, ckpt.get("source_path"))
     _note(progress, f"generating data: {samples} test samples at n={size}")
     spec, test_set = _test_set(source, config, size, samples)

@@ -3,6 +3,8 @@
 Results stay comparable with published CLRS numbers. The model is built with
 the configured processor factory; its parameters are initialised by one
 jitted program rather than dm-clrs's op-by-op `init` (same key, same values).
+Batches arrive as algspec's `Feedback` and are handed to dm-clrs as its own
+classes (`algspec.feedback.to_clrs`).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from algspec.feedback import to_clrs, to_clrs_features
 from algspec.training.config import TrainConfig
 from algspec.training.data import STEPS_HINT, import_clrs
 
@@ -20,15 +23,38 @@ class ClrsBackend:
     name = "clrs"
 
     def build(self, spec: dict, example: Any, config: TrainConfig, run_dir: Path) -> Any:
+        example = to_clrs(example)
         model = _baseline_model(spec, example, config, run_dir)
         _init(model, example.features, config.seed)
-        return model
+        return BaselineAdapter(model)
 
     def restore(self, spec: dict, example: Any, config: TrainConfig, run_dir: Path,
                 params: Any) -> Any:
-        model = _baseline_model(spec, example, config, run_dir)
+        model = _baseline_model(spec, to_clrs(example), config, run_dir)
         model.params = params
-        return model
+        return BaselineAdapter(model)
+
+
+class BaselineAdapter:
+    """A `BaselineModel` behind the trainer's `Model` protocol: batches converted to
+    dm-clrs's classes; `baseline` is the model itself (its other methods, `_loss`...)."""
+
+    def __init__(self, baseline: Any) -> None:
+        self.baseline = baseline
+
+    @property
+    def params(self) -> Any:
+        return self.baseline.params
+
+    @params.setter
+    def params(self, value: Any) -> None:
+        self.baseline.params = value
+
+    def feedback(self, rng: Any, feedback: Any) -> Any:
+        return self.baseline.feedback(rng, to_clrs(feedback))
+
+    def predict(self, rng: Any, features: Any) -> tuple[dict[str, Any], Any]:
+        return self.baseline.predict(rng, to_clrs_features(features))
 
 
 def _baseline_model(spec: dict, dummy: Any, config: TrainConfig, checkpoint_dir: Path) -> Any:
