@@ -1,5 +1,5 @@
-"""`--backend algspec`: a whole run (train, validate, test, eval) on an `.alg` file that
-imports neither TensorFlow nor dm-clrs, dense or on the file's own graph."""
+"""`--backend algspec`: a whole run (train, validate, test, eval) on an `.alg` file where
+TensorFlow and dm-clrs cannot be imported, dense or on the file's own graph."""
 
 from __future__ import annotations
 
@@ -14,7 +14,15 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 RUN = textwrap.dedent("""
-    import json, sys
+    import importlib.abc, json, sys
+
+    class Refuse(importlib.abc.MetaPathFinder):  # an install without dm-clrs and TensorFlow
+        def find_spec(self, name, path=None, target=None):
+            if name.split(".")[0] in ("tensorflow", "clrs"):
+                raise ImportError(f"{name} is not installed here")
+            return None
+
+    sys.meta_path.insert(0, Refuse())
     from algspec.training.config import TrainConfig
     from algspec.training.trainer import evaluate_run, train
     config = TrainConfig(algorithm=sys.argv[1], processor="mpnn", hidden=8, steps=3,
@@ -44,3 +52,56 @@ def test_a_run_needs_neither_tensorflow_nor_dm_clrs(graph: str, tmp_path: Path) 
     assert 0.0 <= saved["test"]["score"] <= 1.0
     assert report["again"]["score"] == pytest.approx(saved["test"]["score"], abs=1e-12)
     assert (out / "checkpoint.pkl").is_file()
+
+
+def _tiny(seed: int, graph: str = "sparse"):
+    from algspec.training.config import TrainConfig
+
+    return TrainConfig(algorithm=str(ROOT / "algorithms" / "parallel" / "prefix_sums.alg"),
+                       processor="mpnn", hidden=8, steps=4, batch_size=4,
+                       train_sizes=(4, 5), val_size=5, test_size=6, train_samples=8,
+                       val_samples=8, test_samples=8, eval_every=2, seed=seed,
+                       backend="algspec", graph=graph)
+
+
+@pytest.mark.slow
+def test_seeds_trained_as_one_program_equal_seeds_trained_alone(tmp_path: Path) -> None:
+    import pickle
+
+    import numpy as np
+
+    from algspec.training.trainer import train, train_seeds
+
+    together = train_seeds([_tiny(1), _tiny(2)], [tmp_path / "a1", tmp_path / "a2"],
+                           progress=False)
+    alone = [train(_tiny(s), tmp_path / f"b{s}", progress=False) for s in (1, 2)]
+    for t, a, seed in zip(together, alone, (1, 2), strict=True):
+        assert t["seed"] == seed and t["seeds_in_program"] == 2
+        assert t["final_loss"] == pytest.approx(a["final_loss"], rel=1e-4)
+        assert t["best_step"] == a["best_step"]
+        assert t["test"]["score"] == pytest.approx(a["test"]["score"], abs=1e-6)
+        lines_t = (tmp_path / f"a{seed}" / "metrics.jsonl").read_text().splitlines()
+        lines_a = (tmp_path / f"b{seed}" / "metrics.jsonl").read_text().splitlines()
+        for x, y in zip(lines_t, lines_a, strict=True):
+            x, y = json.loads(x), json.loads(y)
+            assert x["loss"] == pytest.approx(y["loss"], rel=1e-4)
+            assert x["val_score"] == pytest.approx(y["val_score"], abs=1e-6)
+        pt = pickle.loads((tmp_path / f"a{seed}" / "checkpoint.pkl").read_bytes())["params"]
+        pa = pickle.loads((tmp_path / f"b{seed}" / "checkpoint.pkl").read_bytes())["params"]
+        for module, leaves in pa.items():
+            for name, value in leaves.items():
+                np.testing.assert_allclose(pt[module][name], value, atol=1e-5)
+    assert together[0]["final_loss"] != together[1]["final_loss"]  # its own data and key
+
+
+def test_only_seeds_may_differ_in_one_program(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from algspec.training.trainer import train_seeds
+
+    with pytest.raises(ValueError, match="differ in hidden"):
+        train_seeds([_tiny(1), replace(_tiny(2), hidden=16)], [tmp_path / "a", tmp_path / "b"])
+    with pytest.raises(ValueError, match="only with backend algspec"):
+        train_seeds([replace(_tiny(1), backend="clrs", graph="dense"),
+                     replace(_tiny(2), backend="clrs", graph="dense")],
+                    [tmp_path / "a", tmp_path / "b"])

@@ -68,3 +68,19 @@ def test_a_run_saved_before_backends_existed_is_not_a_changed_run(tmp_path: Path
     assert _config_mismatch(run) == []
     other = load_grid(_grid(tmp_path, backend="algspec"))
     assert _config_mismatch(plan(other, tmp_path / "out")[0]) == ["backend"]
+
+
+def test_a_grid_trains_the_seeds_of_a_cell_as_one_program_with_algspec(tmp_path: Path) -> None:
+    from algspec.training.launch import seed_units
+
+    def units(**extra) -> list[list[tuple[str, str, int]]]:
+        grid = load_grid(_grid(tmp_path, **extra))
+        grid.seeds = [0, 1, 2]
+        return [[(Path(r.config.algorithm).name, r.config.processor, r.config.seed)
+                 for r in unit] for unit in seed_units(plan(grid, tmp_path / "out"))]
+
+    algspec_units = units(backend="algspec", processors=["mpnn", "gat"])
+    assert sorted(len(u) for u in algspec_units) == [3, 3, 3, 3]  # 2 algorithms x 2 processors
+    for unit in algspec_units:
+        assert len({(a, p) for a, p, _ in unit}) == 1 and [s for *_, s in unit] == [0, 1, 2]
+    assert all(len(u) == 1 for u in units())  # dm-clrs's model: one run per process

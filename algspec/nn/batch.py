@@ -139,3 +139,47 @@ def prepare(features: Any, outputs: Any, spec: Spec, *, sparse: bool,
     lengths = np.asarray(features.lengths)
     return Prepared(Features(tuple(inputs), tuple(hints), lengths), tuple(outs), node_mask,
                     graph, n)
+
+
+def _pad_axis(data: np.ndarray, axis: int, size: int) -> np.ndarray:
+    if data.shape[axis] >= size:
+        return data
+    widths = [(0, 0)] * data.ndim
+    widths[axis] = (0, size - data.shape[axis])
+    return np.pad(data, widths)
+
+
+def with_shapes(prepared: Prepared, *, steps: int = 0, slots: int = 0) -> Prepared:
+    """`prepared` with its hints padded to at least `steps` frames and, in sparse mode, its
+    edge list to at least `slots` slots (dead ones). Neither changes a loss or a
+    prediction; both let batches share compiled programs."""
+    graph = prepared.graph
+    slots = max(slots, graph.senders.shape[1]) if graph is not None else 0
+
+    def fit(dp: Any, stage: str) -> DataPoint:
+        data = np.asarray(dp.data)
+        lead = 1 if stage == Stage.HINT else 0
+        if stage == Stage.HINT:
+            data = _pad_axis(data, 0, steps)
+        if graph is not None and dp.location == Location.EDGE:
+            data = _pad_axis(data, lead + 1, slots)
+        return DataPoint(dp.name, dp.location, dp.type_, data)
+
+    f = prepared.features
+    features = f._replace(inputs=tuple(fit(d, Stage.INPUT) for d in f.inputs),
+                          hints=tuple(fit(d, Stage.HINT) for d in f.hints))
+    if graph is not None:
+        graph = SparseGraph(*(_pad_axis(np.asarray(a), 1, slots) for a in graph))
+    return prepared._replace(features=features, graph=graph,
+                             outputs=tuple(fit(d, Stage.OUTPUT) for d in prepared.outputs))
+
+
+def num_steps(prepared: Prepared) -> int:
+    """The length of the prepared hints' time axis (0 without hints)."""
+    hints = prepared.features.hints
+    return int(np.shape(hints[0].data)[0]) if hints else 0
+
+
+def num_slots(prepared: Prepared) -> int:
+    """The prepared edge list's slot count (0 in dense mode)."""
+    return 0 if prepared.graph is None else int(prepared.graph.senders.shape[1])

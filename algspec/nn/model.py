@@ -79,13 +79,23 @@ class Model:
         self.opt = optax.chain(*chain, optax.scale_by_adam(), optax.scale(-learning_rate))
         self.params: Any = None
         self.opt_state: Any = None
+        self._slot_floor: dict[int, int] = {}
         self._step = jax.jit(self._train_step)
         self._predict = jax.jit(self._predict_fn)
 
     # ------------------------------------------------------------------ preparation
     def prepare(self, features: Any, outputs: Any = ()) -> batching.Prepared:
-        return batching.prepare(features, outputs, self.spec, sparse=self.sparse,
-                                nodes=self.pad_nodes, complete=self.complete)
+        """A batch made ready for the jitted programs. In sparse mode the slot count of a
+        node count never shrinks: random graphs vary in edges from batch to batch, and
+        each new count would compile the step again."""
+        prepared = batching.prepare(features, outputs, self.spec, sparse=self.sparse,
+                                    nodes=self.pad_nodes, complete=self.complete)
+        if prepared.graph is None:
+            return prepared
+        nodes = prepared.node_mask.shape[1]
+        floor = self._slot_floor.get(nodes, 0)
+        self._slot_floor[nodes] = max(floor, batching.num_slots(prepared))
+        return batching.with_shapes(prepared, slots=floor)
 
     def init(self, example: Any, seed: int) -> None:
         """Initialise parameters (from `seed`) and the optimiser on an example batch."""
@@ -141,9 +151,14 @@ class Model:
     def predict(self, rng: Any, features: Any) -> tuple[dict[str, DataPoint], dict]:
         """Hard output predictions `{name: DataPoint}` in dm-clrs's layout (indices for
         pointers, dense N x N for edges) at the batch's own node count."""
+        return self.predict_with(self.params, rng, features)
+
+    def predict_with(self, params: Any, rng: Any, features: Any
+                     ) -> tuple[dict[str, DataPoint], dict]:
+        """`predict` with other parameters (one seed of a `SeedStack`)."""
         prepared = self.prepare(features)
         f, _, node_mask, graph = _device(prepared)
-        final, hint_preds = self._predict(self.params, rng, f, node_mask, graph)
+        final, hint_preds = self._predict(params, rng, f, node_mask, graph)
         n, out = prepared.nb_nodes, {}
         for name, data in final.items():
             _, loc, t = self.spec[name]

@@ -76,6 +76,18 @@ def _log_tail(path: Path, lines: int = 3) -> str:
     return " | ".join(text[-lines:])
 
 
+def seed_units(todo: list[RunSpec]) -> list[list[RunSpec]]:
+    """The runs grouped into what one worker trains: with the `algspec` backend, the seeds
+    of one cell (configs equal but for the seed) as one program; other runs alone."""
+    units: dict[str, list[RunSpec]] = {}
+    for run in todo:
+        config = run.config.to_dict()
+        key = str(id(run)) if run.config.backend != "algspec" else json.dumps(
+            {k: v for k, v in config.items() if k != "seed"}, sort_keys=True, default=str)
+        units.setdefault(key, []).append(run)
+    return list(units.values())
+
+
 def run_local(
     todo: list[RunSpec],
     jobs: int,
@@ -91,47 +103,60 @@ def run_local(
     lock = threading.Lock()
     stopping = threading.Event()
 
-    def one(run: RunSpec) -> Outcome:
-        run.dir.mkdir(parents=True, exist_ok=True)
-        logfile = run.dir / "worker.log"
+    def one(unit: list[RunSpec]) -> list[Outcome]:
+        for run in unit:
+            run.dir.mkdir(parents=True, exist_ok=True)
+        logfile = unit[0].dir / "worker.log"
+        done: dict[Path, Outcome] = {}
         error, died = "", False
         for attempt in range(1, retries + 2):
-            if is_finished(run.dir):  # finished meanwhile (another grid process): keep it
-                return Outcome(run, True, attempts=attempt - 1)
+            for run in unit:  # finished meanwhile (another grid process): keep it
+                if run.dir not in done and is_finished(run.dir):
+                    done[run.dir] = Outcome(run, True, attempts=attempt - 1)
+            left = [run for run in unit if run.dir not in done]
+            if not left:
+                break
             if stopping.is_set():
-                return Outcome(run, False, "grid interrupted", attempts=attempt)
+                return [done.get(r.dir) or Outcome(r, False, "grid interrupted",
+                                                   attempts=attempt) for r in unit]
+            outs = [a for run in left for a in ("--out", str(run.dir))]
             with open(logfile, "ab") as f:
                 proc = subprocess.Popen(
-                    [*cmd, "--out", str(run.dir), json.dumps(run.config.to_dict())],
+                    [*cmd, *outs, *(json.dumps(run.config.to_dict()) for run in left)],
                     stdout=f, stderr=subprocess.STDOUT, env=env, start_new_session=True)
                 with lock:
                     live.add(proc)
                 code = proc.wait()
                 with lock:
                     live.discard(proc)
-            if is_finished(run.dir):  # done, whatever the exit status (killed just after)
-                return Outcome(run, True, attempts=attempt)
+            for run in left:  # done, whatever the exit status (killed just after)
+                if is_finished(run.dir):
+                    done[run.dir] = Outcome(run, True, attempts=attempt)
+            if len(done) == len(unit):
+                break
             if code == EXIT_RUN_FAILED:
-                return Outcome(run, False, _log_tail(logfile, 1) or "training raised",
-                               attempts=attempt)
+                why = _log_tail(logfile, 1) or "training raised"
+                return [done.get(r.dir) or Outcome(r, False, why, attempts=attempt)
+                        for r in unit]
             died = True
             error = _describe_exit(code) if code else "worker exited without a result"
             if attempt <= retries and not stopping.is_set():
-                log(f"  {run.dir.name}: {error}; retrying ({attempt}/{retries})")
-        return Outcome(run, False, error, died=died, attempts=retries + 1)
+                log(f"  {left[0].dir.name}: {error}; retrying ({attempt}/{retries})")
+        return [done.get(r.dir) or Outcome(r, False, error, died=died, attempts=retries + 1)
+                for r in unit]
 
     outcomes: list[Outcome] = []
     tracker = GridProgress(len(todo))
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
     try:
-        futures = {pool.submit(one, r): r for r in todo}
-        for k, fut in enumerate(as_completed(futures), 1):
-            o = fut.result()
-            outcomes.append(o)
-            tracker.finished(o.ok)
-            with lock:
-                running = len(live)
-            _log_outcome(o, k, len(todo), log, tracker.status(running))
+        futures = {pool.submit(one, unit): unit for unit in seed_units(todo)}
+        for fut in as_completed(futures):
+            for o in fut.result():
+                outcomes.append(o)
+                tracker.finished(o.ok)
+                with lock:
+                    running = len(live)
+                _log_outcome(o, len(outcomes), len(todo), log, tracker.status(running))
     except BaseException:
         stopping.set()
         with lock:

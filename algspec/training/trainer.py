@@ -39,7 +39,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -201,17 +201,95 @@ def train(config: TrainConfig, out_dir: str | Path, *, progress: bool = True,
     the run folder is written (loading, data generation) is a plain
     KeyboardInterrupt: nothing was written.
     """
-    from algspec.training.plots import plot_run
+    return train_seeds([config], [out_dir], progress=progress, overwrite=overwrite,
+                       on_interrupt=on_interrupt)[0]
 
-    out = Path(out_dir)
-    if not overwrite and read_result(out) is not None:  # before minutes of data generation
-        _clear_for_start(out, overwrite)
-    _note(progress, "loading JAX" + (", TensorFlow and dm-clrs" if config.backend == "clrs"
-                                      else ""))
-    source = _source_for(config)  # first: a bad source leaves no run folder behind
+
+def train_seeds(configs: list[TrainConfig], out_dirs: list[str | Path], *,
+                progress: bool = True, overwrite: bool = False,
+                on_interrupt: Callable[[TrainingInterrupted], str] | None = None
+                ) -> list[dict[str, Any]]:
+    """Train runs that differ only in their seed as one program: one run folder each.
+
+    With the `algspec` backend, several configs train as one vmapped program
+    (`algspec.nn.stack.SeedStack`): each seed keeps its own parameters, data and
+    validation, and gets what training it alone gives (within float rounding).
+    One config is `train`. See `train` for folders, overwriting and Ctrl-C.
+    """
+    if not configs or len(configs) != len(out_dirs):
+        raise ValueError("train_seeds needs one output folder per config")
+    first = configs[0].to_dict()
+    for c in configs[1:]:
+        differ = sorted(k for k, v in c.to_dict().items() if k != "seed" and v != first[k])
+        if differ:
+            raise ValueError(f"runs trained as one program differ in {', '.join(differ)}")
+    if len(configs) > 1 and configs[0].backend != "algspec":
+        raise ValueError("seeds train as one program only with backend algspec")
+    outs = [Path(o) for o in out_dirs]
+    for out in outs:
+        if not overwrite and read_result(out) is not None:  # before data generation
+            _clear_for_start(out, overwrite)
+    _note(progress, "loading JAX" + (", TensorFlow and dm-clrs"
+                                      if configs[0].backend == "clrs" else ""))
+    lanes = [_prepare_lane(c, out, progress) for c, out in zip(configs, outs, strict=True)]
+    for lane in lanes:
+        lane.out.mkdir(parents=True, exist_ok=True)
+        _clear_for_start(lane.out, overwrite)
+        write_json_atomic(lane.out / "config.json", lane.config.to_dict())
+
+    config = configs[0]
+    state = _LoopState()
+    guard = DeferredInterrupt("the current step", on_force=None if on_interrupt is None else (
+        lambda: on_interrupt(TrainingInterrupted(outs[0], state.steps_done, config.steps))))
+    try:
+        with guard.hold():
+            _note(progress, f"compiling: model initialisation ({config.processor}, "
+                  f"hidden {config.hidden})")
+            trainer = _build(lanes)
+        return _train_loop(lanes, trainer, guard, state, progress)
+    except TrainingInterrupted:
+        raise
+    except KeyboardInterrupt:
+        raise TrainingInterrupted(outs[0], state.steps_done, config.steps) from None
+
+
+@dataclass
+class _LoopState:
+    """How far the loop got (read when Ctrl-C stops it)."""
+
+    steps_done: int = 0
+
+
+@dataclass
+class _Lane:
+    """One run in a training loop: its config, folder, data and best parameters so far."""
+
+    config: TrainConfig
+    out: Path
+    source: Source
+    spec: dict
+    streams: list[Iterator[Any]]
+    val_set: Any
+    init_batch: Any
+    key: Any = None
+    losses_since_eval: list[float] = field(default_factory=list)
+    best_key: tuple[float, float] = (-np.inf, -np.inf)
+    best_params: Any = None
+    best_step: int = -1
+    best_val: dict[str, Any] = field(default_factory=dict)
+    last_val: dict[str, Any] | None = None
+    last_loss: float = float("nan")
+
+
+def _prepare_lane(config: TrainConfig, out: Path, progress: bool) -> _Lane:
+    """A run's source and data (training streams, validation set, initialisation batch).
+
+    A bad source, or a file that cannot be sampled, fails here: before any run
+    folder is written."""
+    source = _source_for(config)
     pred_as_input = use_pred_as_input(source, config.pred_as_input)
     sizes = list(config.train_sizes)
-    with _data_errors(source):  # a file that cannot be sampled leaves no run folder either
+    with _data_errors(source):
         streams = []
         for n in sizes:
             _note(progress, f"generating data: {config.train_samples} training samples "
@@ -227,129 +305,162 @@ def train(config: TrainConfig, out_dir: str | Path, *, progress: bool = True,
             derive_seed(config.seed, "val", config.val_size),
             random_pos=config.random_pos, pred_as_input=pred_as_input,
         )
-        # Initialise on the largest training size: BaselineModel reads feature
-        # widths from this batch, and the longest trajectories exercise every hint.
+        # Initialise on the largest training size: the model reads feature widths
+        # from this batch, and the longest trajectories exercise every hint.
         init_batch = next(streams[int(np.argmax(sizes))])
         _test_set(source, config, config.test_size, 2)  # the test size samples too
-    out.mkdir(parents=True, exist_ok=True)
-    _clear_for_start(out, overwrite)
-    write_json_atomic(out / "config.json", config.to_dict())
-
-    state = _LoopState()
-    guard = DeferredInterrupt("the current step", on_force=None if on_interrupt is None else (
-        lambda: on_interrupt(TrainingInterrupted(out, state.steps_done, config.steps))))
-    try:
-        with guard.hold():
-            _note(progress, f"compiling: model initialisation ({config.processor}, "
-                  f"hidden {config.hidden})")
-            model = get_backend(config.backend).build(spec, init_batch, config, out)
-        return _train_loop(config, out, source, spec, sizes, streams, val_set, model,
-                           guard, state, progress, plot_run)
-    except TrainingInterrupted:
-        raise
-    except KeyboardInterrupt:
-        raise TrainingInterrupted(out, state.steps_done, config.steps) from None
+    return _Lane(config, out, source, spec, streams, val_set, init_batch)
 
 
-@dataclass
-class _LoopState:
-    """How far the loop got (read when Ctrl-C stops it)."""
+class _Trainer:
+    """The model(s) of a loop: `step` trains every lane one step; `lane(k)` is lane k's
+    model for evaluation (a `Model` whose `params` are that lane's)."""
 
-    steps_done: int = 0
+    def __init__(self, models: list[Any], stack: Any = None) -> None:
+        self.models, self.stack = models, stack
+
+    def step(self, keys: list[Any], feedbacks: list[Any]) -> list[Any]:
+        if self.stack is not None:
+            return list(self.stack.feedback(keys, feedbacks))
+        return [m.feedback(k, fb) for m, k, fb in zip(self.models, keys, feedbacks,
+                                                      strict=True)]
+
+    def lane(self, k: int) -> Any:
+        return self.stack.lane(k) if self.stack is not None else self.models[k]
 
 
-def _train_loop(config: TrainConfig, out: Path, source: Source, spec: dict, sizes: list[int],
-                streams: list[Iterator[Any]], val_set: Any, model: Any,
-                guard: DeferredInterrupt, state: _LoopState, progress: bool,
-                plot_run: Any) -> dict[str, Any]:
-    """The training steps, validation, test and the run folder's files."""
+def _build(lanes: list[_Lane]) -> _Trainer:
+    """One model per lane, or one stacked program for several seeds (algspec backend)."""
+    first = lanes[0]
+    backend = get_backend(first.config.backend)
+    if len(lanes) == 1:
+        return _Trainer([backend.build(first.spec, first.init_batch, first.config,
+                                       first.out)])
+    from algspec.nn.stack import SeedStack
+
+    model = backend.restore(first.spec, first.init_batch, first.config, first.out, None)
+    stack = SeedStack(model, [lane.init_batch for lane in lanes],
+                      [lane.config.seed for lane in lanes])
+    return _Trainer([], stack)
+
+
+def _train_loop(lanes: list[_Lane], trainer: _Trainer, guard: DeferredInterrupt,
+                state: _LoopState, progress: bool) -> list[dict[str, Any]]:
+    """The training steps, validation, test and the run folders' files."""
     import jax
     from tqdm import tqdm
 
-    key = jax.random.PRNGKey(config.seed)
-    eval_seed = derive_seed(config.seed, "val", 0)
+    config = lanes[0].config
+    sizes = list(config.train_sizes)
+    for lane in lanes:
+        lane.key = jax.random.PRNGKey(lane.config.seed)
     step_times: dict[int, list[float]] = {n: [] for n in sizes}
     compile_seconds = 0.0
     seen_sizes: set[int] = set()
-    losses_since_eval: list[float] = []
-    best_key: tuple[float, float] = (-np.inf, -np.inf)
-    best_params: Any = None
-    best_step = -1
-    best_val: dict[str, Any] = {}
-    last_val: dict[str, Any] | None = None
-    last_loss = float("nan")
-
-    bar = tqdm(total=config.steps, desc=f"{source.name}/{config.processor}",
-               disable=not progress, dynamic_ncols=True, leave=True, file=sys.stderr)
+    seeds = ",".join(str(lane.config.seed) for lane in lanes)
+    desc = f"{lanes[0].source.name}/{config.processor}" + \
+        (f" seeds {seeds}" if len(lanes) > 1 else "")
+    bar = tqdm(total=config.steps, desc=desc, disable=not progress, dynamic_ncols=True,
+               leave=True, file=sys.stderr)
     t_start = time.perf_counter()
-    with open(out / "metrics.jsonl", "w") as metrics:
+    with contextlib.ExitStack() as files:
+        metrics = [files.enter_context(open(lane.out / "metrics.jsonl", "w"))
+                   for lane in lanes]
         for step in range(config.steps):
             i = step % len(sizes)
-            batch = next(streams[i])
-            key, sub = jax.random.split(key)
+            batch = [next(lane.streams[i]) for lane in lanes]
+            subs = []
+            for lane in lanes:
+                lane.key, sub = jax.random.split(lane.key)
+                subs.append(sub)
             first = sizes[i] not in seen_sizes
             if first and progress:  # the first step of a size compiles it: minutes on a CPU
                 bar.set_postfix_str(f"compiling the step at n={sizes[i]}")
             t0 = time.perf_counter()
             with guard.hold():
-                loss = model.feedback(sub, batch)
-                jax.block_until_ready(loss)  # dispatch is async: time the finished step
+                losses = trainer.step(subs, batch)
+                jax.block_until_ready(losses)  # dispatch is async: time the finished step
             dt = time.perf_counter() - t0
             if first:
                 seen_sizes.add(sizes[i])
                 compile_seconds += dt
             else:
                 step_times[sizes[i]].append(dt)
-            last_loss = float(loss)
-            losses_since_eval.append(last_loss)
-
-            if step % config.eval_every == 0 or step == config.steps - 1:
-                if progress and step == 0:
-                    bar.set_postfix_str(f"compiling validation at n={config.val_size}")
-                val = evaluate(model, val_set, config.eval_batch_size, eval_seed,
-                               interrupt=guard)
-                last_val = val
-                record = {
-                    "step": step,
-                    "loss": float(np.mean(losses_since_eval)),
-                    "last_loss": last_loss,
-                    "val_score": val["score"],
-                    "val_metric": val["metric"],
-                    "val_mse": val["mse"],
-                    "val_per_output": val["per_output"],
-                    "val_per_output_metric": val["per_output_metric"],
-                    "elapsed": time.perf_counter() - t_start,
-                }
-                metrics.write(json.dumps(record) + "\n")
-                metrics.flush()
-                losses_since_eval = []
-                if selection_key(val) > best_key:
-                    best_key = selection_key(val)
-                    best_params = _numpy_params(model.params)
-                    best_step = step
-                    best_val = val
+            for k, lane in enumerate(lanes):
+                lane.last_loss = float(losses[k])
+                lane.losses_since_eval.append(lane.last_loss)
+                if step % config.eval_every == 0 or step == config.steps - 1:
+                    if progress and step == 0:
+                        bar.set_postfix_str(f"compiling validation at n={config.val_size}")
+                    _validate(lane, trainer.lane(k), step, metrics[k], guard, t_start)
             state.steps_done = step + 1
-            bar.set_postfix(loss=f"{last_loss:.3f}",
-                            val=("-" if last_val is None else score_text(last_val, 3)),
-                            refresh=False)
+            last = lanes[0]
+            bar.set_postfix(loss=f"{last.last_loss:.3f}",
+                            val=("-" if last.last_val is None
+                                 else score_text(last.last_val, 3)), refresh=False)
             bar.update(1)
     train_seconds = time.perf_counter() - t_start
     bar.close()
 
-    model.params = best_params
+    steady = [t for n in sizes for t in step_times[n]]
+    timing = {
+        "train_seconds": train_seconds,
+        "seconds_per_step": (statistics.fmean(steady) if steady
+                             else (compile_seconds + sum(steady)) / config.steps),
+        "seconds_per_step_by_size": {str(n): (statistics.fmean(ts) if ts else None)
+                                     for n, ts in step_times.items()},
+        "compile_seconds": compile_seconds,
+        "seeds_in_program": len(lanes),
+    }
+    return [_finish(lane, trainer.lane(k), guard, progress, timing)
+            for k, lane in enumerate(lanes)]
+
+
+def _validate(lane: _Lane, model: Any, step: int, metrics: Any, guard: DeferredInterrupt,
+              t_start: float) -> None:
+    """Score the lane's model on its validation set; log it; keep the best parameters."""
+    config = lane.config
+    val = evaluate(model, lane.val_set, config.eval_batch_size,
+                   derive_seed(config.seed, "val", 0), interrupt=guard)
+    lane.last_val = val
+    record = {
+        "step": step,
+        "loss": float(np.mean(lane.losses_since_eval)),
+        "last_loss": lane.last_loss,
+        "val_score": val["score"],
+        "val_metric": val["metric"],
+        "val_mse": val["mse"],
+        "val_per_output": val["per_output"],
+        "val_per_output_metric": val["per_output_metric"],
+        "elapsed": time.perf_counter() - t_start,
+    }
+    metrics.write(json.dumps(record) + "\n")
+    metrics.flush()
+    lane.losses_since_eval = []
+    if selection_key(val) > lane.best_key:
+        lane.best_key = selection_key(val)
+        lane.best_params = _numpy_params(model.params)
+        lane.best_step = step
+        lane.best_val = val
+
+
+def _finish(lane: _Lane, model: Any, guard: DeferredInterrupt, progress: bool,
+            timing: dict[str, Any]) -> dict[str, Any]:
+    """Test the lane's best parameters; write its checkpoint, curves and result.json."""
+    import jax
+
+    from algspec.training.plots import plot_run
+
+    config, source, out = lane.config, lane.source, lane.out
+    model.params = lane.best_params
     with _data_errors(source):
         _note(progress, f"generating data: {config.test_samples} test samples "
               f"at n={config.test_size}")
         test_spec, test_set = _test_set(source, config, config.test_size, config.test_samples)
     t0 = time.perf_counter()
-    test = evaluate(model, test_set, config.eval_batch_size, eval_seed, progress=progress,
-                    desc=f"testing at n={config.test_size}", interrupt=guard)
+    test = evaluate(model, test_set, config.eval_batch_size, derive_seed(config.seed, "val", 0),
+                    progress=progress, desc=f"testing at n={config.test_size}", interrupt=guard)
     test_seconds = time.perf_counter() - t0
-
-    steady = [t for n in sizes for t in step_times[n]]
-    all_steps = compile_seconds + sum(steady)
-    per_step = statistics.fmean(steady) if steady else all_steps / config.steps
-    by_size = {str(n): (statistics.fmean(ts) if ts else None) for n, ts in step_times.items()}
 
     with open(out / CHECKPOINT, "wb") as f:
         pickle.dump({
@@ -358,9 +469,9 @@ def _train_loop(config: TrainConfig, out: Path, source: Source, spec: dict, size
             "algorithm": source.name,
             "source_path": (str(Path(config.algorithm).resolve())
                             if source.kind == "alg" else None),
-            "spec": {k: tuple(v) for k, v in spec.items()},
-            "params": best_params,
-            "best_step": best_step,
+            "spec": {k: tuple(v) for k, v in lane.spec.items()},
+            "params": lane.best_params,
+            "best_step": lane.best_step,
         }, f)
 
     result = {
@@ -371,24 +482,22 @@ def _train_loop(config: TrainConfig, out: Path, source: Source, spec: dict, size
         "seed": config.seed,
         "steps": config.steps,
         "batch_size": config.batch_size,
-        "train_sizes": list(sizes),
+        "train_sizes": list(config.train_sizes),
         "device": device_description(),
         "jax": jax.__version__,
         "backend": config.backend,
         "graph": config.graph,
         "clrs": _installed_version("dm-clrs"),
-        "train_seconds": train_seconds,
-        "seconds_per_step": per_step,
-        "seconds_per_step_by_size": by_size,
-        "compile_seconds": compile_seconds,
+        **timing,
         "test_seconds": test_seconds,
-        "final_loss": last_loss,
-        "best_step": best_step,
+        "final_loss": lane.last_loss,
+        "best_step": lane.best_step,
         "config_digest": config.digest(),
-        "val": {**_scores(best_val), "size": config.val_size, "samples": config.val_samples},
+        "val": {**_scores(lane.best_val), "size": config.val_size,
+                "samples": config.val_samples},
         "test": {**_scores(test), "size": config.test_size, "samples": config.test_samples},
     }
-    assert test_spec == spec, "test and training specs differ"
+    assert test_spec == lane.spec, "test and training specs differ"
     try:
         plot_run(out / "metrics.jsonl", out / "curves.png", title=f"{source.name} / "
                  f"{config.processor} / h{config.hidden} / seed {config.seed}")

@@ -1,5 +1,9 @@
 """One training run in its own process: `python -m algspec.training.worker --out DIR CONFIG`.
 
+Several `--out DIR` with as many CONFIGs: runs that differ only in their seed,
+trained as one program (`trainer.train_seeds`, the `algspec` backend); the
+finished ones among them are left as they are.
+
 `algspec experiment --jobs N` starts one of these per run so that runs side by
 side share nothing (a JAX process per run, its own slice of GPU memory) and a
 run that crashes or is killed takes only itself down. Exit status: 0 done
@@ -21,28 +25,38 @@ EXIT_RUN_FAILED = 3
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m algspec.training.worker")
-    parser.add_argument("--out", required=True, help="run folder")
-    parser.add_argument("config", help="the TrainConfig as JSON")
+    parser.add_argument("--out", required=True, action="append", help="run folder")
+    parser.add_argument("config", nargs="+", help="the TrainConfig as JSON")
     args = parser.parse_args(argv)
+    if len(args.out) != len(args.config):
+        parser.error("one --out per config")
 
     from algspec.training.config import TrainConfig
     from algspec.training.metrics import score_text
     from algspec.training.runs import read_result
 
-    res = read_result(args.out)
-    if res is not None:  # finished already: a finished run is never trained over
-        print(f"done (already): val {score_text(res['val'])}, test {score_text(res['test'])}")
+    todo = []
+    for out, config in zip(args.out, args.config, strict=True):
+        res = read_result(out)
+        if res is not None:  # finished already: a finished run is never trained over
+            print(f"{out}: done (already): val {score_text(res['val'])}, "
+                  f"test {score_text(res['test'])}")
+        else:
+            todo.append((out, config))
+    if not todo:
         return 0
-    from algspec.training.trainer import train
+    from algspec.training.trainer import train_seeds
 
     try:
-        config = TrainConfig.from_dict(json.loads(args.config))
-        res = train(config, args.out, progress=False)
+        configs = [TrainConfig.from_dict(json.loads(config)) for _, config in todo]
+        results = train_seeds(configs, [out for out, _ in todo], progress=False)
     except Exception as exc:  # noqa: BLE001 - reported to the grid, which goes on
         traceback.print_exc()
         print(f"run failed: {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_RUN_FAILED
-    print(f"done: val {score_text(res['val'])}, test {score_text(res['test'])}", flush=True)
+    for (out, _), res in zip(todo, results, strict=True):
+        print(f"{out}: done: val {score_text(res['val'])}, test {score_text(res['test'])}",
+              flush=True)
     return 0
 
 
