@@ -19,6 +19,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from algspec.nn import batch as batching
 from algspec.nn.data import DataPoint
@@ -34,7 +35,8 @@ def _harmonised(prepared: list[batching.Prepared]) -> list[batching.Prepared]:
 
 
 def _stacked(trees: Sequence[Any]) -> Any:
-    return jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *trees)
+    return jax.tree_util.tree_map(lambda *xs: np.stack(xs) if isinstance(xs[0], np.ndarray)
+                                  else jnp.stack(xs), *trees)
 
 
 class SeedStack:
