@@ -34,6 +34,8 @@ def test_config_checks_the_backend_and_graph() -> None:
     with pytest.raises(ValueError, match="sparse needs backend algspec"):
         TrainConfig(algorithm="x", graph="sparse")
     TrainConfig(algorithm="x", backend="algspec", graph="sparse")
+    with pytest.raises(ValueError, match="triplet_mpnn is dense only"):
+        TrainConfig(algorithm="x", processor="triplet_mpnn", backend="algspec", graph="sparse")
 
 
 def _grid(tmp_path: Path, **extra) -> Path:

@@ -112,6 +112,9 @@ class TrainConfig:
                              f"{self.graph!r}")
         if self.graph == "sparse" and self.backend != "algspec":
             raise ValueError("graph sparse needs backend algspec (dm-clrs's model is dense)")
+        if self.graph == "sparse" and self.processor.startswith("triplet"):
+            raise ValueError(f"processor {self.processor} is dense only (its triplet "
+                             "messages are N^3); use --graph dense")
         for name in ("hidden", "steps", "batch_size", "val_size", "test_size",
                      "train_samples", "val_samples", "test_samples", "eval_batch_size",
                      "eval_every"):
