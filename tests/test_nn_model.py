@@ -31,19 +31,23 @@ def _predict_and_loss(model: Model, fb) -> tuple[dict, float]:
     return {k: np.asarray(v.data) for k, v in preds.items()}, float(loss)
 
 
+def _assert_same(model: Model, reference: Model, fb, *, rel: float) -> None:
+    """`model`, given `reference`'s parameters, predicts and scores `fb` as it does."""
+    model.params = reference.params
+    want, want_loss = _predict_and_loss(reference, fb)
+    got, got_loss = _predict_and_loss(model, fb)
+    for name in want:
+        np.testing.assert_allclose(got[name], want[name], atol=1e-5, err_msg=name)
+    assert got_loss == pytest.approx(want_loss, rel=rel)
+
+
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
 def test_padding_nodes_changes_no_prediction_and_no_loss(sparse: bool) -> None:
     spec, fb = _batch(ROOT / "algorithms" / "parallel" / "bfs_sync.alg", 5)
     net = NetConfig(hidden=8, processor="pgn")
     plain = Model(spec, fb, net, sparse=sparse)
     plain.init(fb, 0)
-    padded = Model(spec, fb, net, sparse=sparse, pad_nodes=8)
-    padded.params = plain.params
-    want, want_loss = _predict_and_loss(plain, fb)
-    got, got_loss = _predict_and_loss(padded, fb)
-    for name in want:
-        np.testing.assert_allclose(got[name], want[name], atol=1e-5, err_msg=name)
-    assert got_loss == pytest.approx(want_loss, rel=1e-5)
+    _assert_same(Model(spec, fb, net, sparse=sparse, pad_nodes=8), plain, fb, rel=1e-5)
 
 
 def test_sparse_equals_dense_on_a_complete_graph() -> None:
@@ -53,13 +57,7 @@ def test_sparse_equals_dense_on_a_complete_graph() -> None:
     net = NetConfig(hidden=8, processor="mpnn")
     dense = Model(spec, fb, net)
     dense.init(fb, 0)
-    sparse = Model(spec, fb, net, sparse=True)
-    sparse.params = dense.params
-    want, want_loss = _predict_and_loss(dense, fb)
-    got, got_loss = _predict_and_loss(sparse, fb)
-    for name in want:
-        np.testing.assert_allclose(got[name], want[name], atol=1e-5, err_msg=name)
-    assert got_loss == pytest.approx(want_loss, rel=1e-4)
+    _assert_same(Model(spec, fb, net, sparse=True), dense, fb, rel=1e-4)
 
 
 def test_a_training_step_lowers_the_loss_on_its_batch() -> None:

@@ -3,6 +3,7 @@ with `DataPoint` registered as a JAX pytree whose only leaf is `data`."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import jax
@@ -18,9 +19,7 @@ def _unflatten(meta: tuple[str, str, str], data: tuple[Any]) -> DataPoint:
     return DataPoint(*meta, data[0])
 
 
-try:
+with contextlib.suppress(ValueError):  # registered already (a module reload)
     jax.tree_util.register_pytree_node(DataPoint, _flatten, _unflatten)
-except ValueError:  # registered already (a module reload)
-    pass
 
 __all__ = ["DataPoint", "Features", "Feedback", "from_clrs", "to_clrs"]
