@@ -55,8 +55,12 @@ def _reference(nodes, edges, graph_fts, adj, loc, t, stage, inf_bias, repred):
 
 def _ours(nodes, edges, graph_fts, graph, node_mask, loc, t, inf_bias, gumbel):
     dec = decoders.Decoder("x", loc, t, H, num_classes=C)
-    return dec(nodes, edges, graph_fts, graph, node_mask, inf_bias=inf_bias,
-               inf_bias_edge=inf_bias, gumbel=gumbel)
+    kw = {"inf_bias": inf_bias, "inf_bias_edge": inf_bias}
+    if not gumbel:
+        return dec(nodes, edges, graph_fts, graph, node_mask, **kw)
+    # dm-clrs draws the noise key after the layers exist (it matters at init): so here.
+    dec(nodes, edges, graph_fts, graph, node_mask, **kw)
+    return dec(nodes, edges, graph_fts, graph, node_mask, noise_key=hk.next_rng_key(), **kw)
 
 
 # Jitted once per file: each configuration and shape compiles one program.

@@ -90,29 +90,44 @@ class Decoder(hk.Module):
     def __init__(self, datum: str, location: str, type_: str, hidden: int,
                  num_classes: int | None = None, name: str | None = None) -> None:
         super().__init__(name=name or f"{datum}_decoder")
-        self.location, self.type_ = location, type_
+        self.location, self.type_, self.num_classes = location, type_, num_classes
         self._layers = {layer: hk.Linear(size, name=layer)
                         for layer, size in layers(location, type_, hidden, num_classes)}
+
+    @property
+    def draws_noise(self) -> bool:
+        """Whether training adds Gumbel noise here (a node permutation pointer)."""
+        return self.location == Location.NODE and self.type_ == Type.PERMUTATION_POINTER
+
+    def pred_shape(self, batch: int, nb_nodes: int, slots: int | None) -> tuple[int, ...]:
+        """The shape `__call__` returns: dense when `slots` is None, else on `slots` slots."""
+        pairs = (batch, nb_nodes, nb_nodes) if slots is None else (batch, slots)
+        classes = (self.num_classes,) if self.type_ == Type.CATEGORICAL else ()
+        if self.location == Location.NODE:
+            return pairs if self.type_ in _NODE_POINTERS else (batch, nb_nodes) + classes
+        if self.location == Location.EDGE:
+            return pairs + ((nb_nodes,) if self.type_ == Type.POINTER else classes)
+        return (batch, nb_nodes) if self.type_ == Type.POINTER else (batch,) + classes
 
     def _apply(self, layer: str, x: Array) -> Array:
         return self._layers[layer](x)
 
     def __call__(self, nodes: Array, edges: Array, graph_fts: Array, graph: Graph,
                  node_mask: Array, *, inf_bias: bool = False, inf_bias_edge: bool = False,
-                 gumbel: bool = False) -> Array:
+                 noise_key: Array | None = None) -> Array:
         """Raw predictions (logits, scores; log-probabilities for permutation pointers).
 
-        `gumbel` adds Gumbel noise to permutation pointers (dm-clrs: when training),
-        drawing one key with `hk.next_rng_key()`.
+        `noise_key` adds Gumbel noise to permutation pointers (dm-clrs: when training,
+        with one key drawn for each permutation decoder; `draws_noise` says which).
         """
         if self.location == Location.NODE:
-            return self._node(nodes, edges, graph, node_mask, inf_bias, gumbel)
+            return self._node(nodes, edges, graph, node_mask, inf_bias, noise_key)
         if self.location == Location.EDGE:
             return self._edge(nodes, edges, graph, node_mask, inf_bias_edge)
         return self._graph(nodes, graph_fts, node_mask)
 
     def _node(self, nodes: Array, edges: Array, graph: Graph, node_mask: Array,
-              inf_bias: bool, gumbel: bool) -> Array:
+              inf_bias: bool, noise_key: Array | None) -> Array:
         if self.type_ == Type.CATEGORICAL:
             return self._apply("out", nodes)
         if self.type_ in _SCORES:
@@ -134,10 +149,9 @@ class Decoder(hk.Module):
                                                      keyed))[..., 0]
             preds = jnp.where(live_slots(graph, node_mask), preds, ABSENT)
         if self.type_ == Type.PERMUTATION_POINTER:
-            noise = hk.next_rng_key() if gumbel else None
             preds = log_sinkhorn(preds, graph, node_mask, steps=DECODER_SINKHORN_STEPS,
                                  temperature=SINKHORN_TEMPERATURE, zero_diagonal=True,
-                                 noise_key=noise)
+                                 noise_key=noise_key)
         return preds
 
     def _edge(self, nodes: Array, edges: Array, graph: Graph, node_mask: Array,

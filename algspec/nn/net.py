@@ -58,6 +58,14 @@ class NetConfig(NamedTuple):
     hint_repred_mode: str = "soft"  # "soft", "hard" or "hard_on_eval"
 
 
+class _StepKeys(NamedTuple):
+    """One step's random keys (None where the step draws none)."""
+
+    teacher: Array | None
+    dropout: Array | None
+    noise: dict[str, Array]  # decoder name -> Gumbel noise key
+
+
 class _State(NamedTuple):
     hint_preds: dict[str, Array]
     output_preds: dict[str, Array]
@@ -105,9 +113,9 @@ class Net(hk.Module):
         return DenseGraph(edges.dense_adjacency(data, batch, nb_nodes, node_mask))
 
     def _one_step(self, inputs: list[DataPoint], hints: list[DataPoint], hidden: Array,
-                  graph: Graph | None, node_mask: Array, repred: bool
-                  ) -> tuple[Array, dict[str, Array], dict[str, Array], Graph]:
-        """One step's predictions: `(next hidden, output preds, hint preds, graph)`."""
+                  graph: Graph | None, node_mask: Array, keys: _StepKeys
+                  ) -> tuple[Array, dict[str, Array], dict[str, Array]]:
+        """One step's predictions: `(next hidden, output preds, hint preds)`."""
         c = self.config
         data = list(inputs) + (list(hints) if c.encode_hints else [])
         step_graph = self._step_graph(data, graph, node_mask)
@@ -115,81 +123,122 @@ class Net(hk.Module):
                                                c.hidden)
         nxt_hidden, nxt_edge = self.processor(node_fts, edge_fts, graph_fts, step_graph,
                                               hidden, node_mask)
-        if not repred:  # training: dropout, drawing its key even at rate 0 (dm-clrs's order)
-            nxt_hidden = hk.dropout(hk.next_rng_key(), c.dropout, nxt_hidden)
+        if keys.dropout is not None:  # training
+            nxt_hidden = hk.dropout(keys.dropout, c.dropout, nxt_hidden)
         h_t = jnp.concatenate([node_fts, hidden, nxt_hidden], axis=-1)
         e_t = edge_fts if nxt_edge is None else jnp.concatenate([edge_fts, nxt_edge], axis=-1)
         outputs, hint_preds = {}, {}
         for name, decoder in self.decoders.items():
             pred = decoder(h_t, e_t, graph_fts, step_graph, node_mask,
                            inf_bias=self._inf_bias, inf_bias_edge=self._inf_bias_edge,
-                           gumbel=not repred)
+                           noise_key=keys.noise.get(name))
             (hint_preds if self.spec[name][0] == Stage.HINT else outputs)[name] = pred
-        return nxt_hidden, outputs, hint_preds, step_graph
+        return nxt_hidden, outputs, hint_preds
 
-    def _hints_in(self, state: _State, hints: list[DataPoint], step: Array, first: bool,
-                  repred: bool, graph: Graph | None, node_mask: Array) -> list[DataPoint]:
-        """The hints step `step` reads: the frame itself first, then decoded predictions
-        (mixed with the frame by teacher forcing, when it is on and not evaluating)."""
+    # ------------------------------------------------------------------ randomness
+    def _draw_keys(self, first: bool, repred: bool) -> _StepKeys:
+        """A step's random keys, drawn with `hk.next_rng_key()` in dm-clrs's order (teacher
+        forcing after the first step, dropout, then each permutation decoder's noise),
+        so the same seed draws the same numbers as dm-clrs."""
+        c = self.config
+        teacher = None
+        if not first and not repred and c.decode_hints and c.hint_teacher_forcing < 1.0:
+            teacher = hk.next_rng_key()
+        if repred:
+            return _StepKeys(teacher, None, {})
+        dropout = hk.next_rng_key()
+        noise = {name: hk.next_rng_key() for name, d in self.decoders.items() if d.draws_noise}
+        return _StepKeys(teacher, dropout, noise)
+
+    def _trajectory_keys(self, steps: int, repred: bool) -> _StepKeys:
+        """Every step's keys, stacked `[steps, ...]`: the first step's drawn as dm-clrs draws
+        them outside its loop, the later ones by a loop that only draws (so haiku hands
+        out the keys dm-clrs's loop gets). The first step has no teacher-forcing draw;
+        it reads the frame, so a stand-in key fills its place."""
+        first = self._draw_keys(True, repred)
+        if steps == 1:
+            return jax.tree_util.tree_map(lambda k: k[None], first)
+        _, later = hk.scan(lambda carry, _: (carry, self._draw_keys(False, repred)), 0,
+                           jnp.arange(1, steps))
+        if later.teacher is not None:
+            first = first._replace(teacher=jnp.zeros_like(later.teacher[0]))
+        return jax.tree_util.tree_map(lambda a, b: jnp.concatenate([a[None], b]), first, later)
+
+    # ------------------------------------------------------------------ hints read
+    def _hints_in(self, state: _State, hints: list[DataPoint], step: Array, repred: bool,
+                  graph: Graph | None, node_mask: Array, teacher_key: Array | None
+                  ) -> list[DataPoint]:
+        """The hints step `step` reads: the frame itself at step 0, then decoded predictions
+        (mixed with the frame by teacher forcing, when it is on and not evaluating).
+
+        Every step reads the same types, so one loop body serves all of them: where
+        later steps read soft pointers, the first step's frame is turned into one (a
+        one-hot row, encoded exactly as the index is)."""
         c = self.config
         frames = [h.replace(data=jnp.asarray(h.data)[step]) for h in hints]
-        if first or not c.decode_hints:
+        if not c.decode_hints or (c.hint_teacher_forcing >= 1.0 and not repred):
             return frames
         hard = c.hint_repred_mode == "hard" or (c.hint_repred_mode == "hard_on_eval" and repred)
         prev_graph = graph if graph is not None else DenseGraph(adj=None)  # layout only
-        decoded = {}
-        for name, pred in state.hint_preds.items():
-            _, loc, t = self.spec[name]
-            data, new_type = postprocess(pred, loc, t, prev_graph, node_mask, hard=hard)
-            decoded[name] = DataPoint(name, loc, new_type, data)
-        if repred:
-            return [decoded[h.name] for h in hints]
-        if c.hint_teacher_forcing >= 1.0:
-            return frames
+        first = step == 0
         batch = node_mask.shape[0]
-        force = jax.random.bernoulli(hk.next_rng_key(), c.hint_teacher_forcing, (batch,))
+        take_frame = jnp.broadcast_to(first, (batch,))
+        if not repred and teacher_key is not None:  # no key: a one-step trajectory
+            take_frame = take_frame | jax.random.bernoulli(teacher_key,
+                                                           c.hint_teacher_forcing, (batch,))
         mixed = []
         for frame in frames:
             _, loc, t = self.spec[frame.name]
-            data, typ = frame.data, t
-            if t == Type.POINTER and decoded[frame.name].type_ == Type.SOFT_POINTER:
+            decoded, typ = postprocess(state.hint_preds[frame.name], loc, t, prev_graph,
+                                       node_mask, hard=hard)
+            data = frame.data
+            if typ == Type.SOFT_POINTER and t == Type.POINTER:
                 data = as_soft_pointer(data, loc, prev_graph, node_mask.shape[1])
-                typ = Type.SOFT_POINTER
-            keep = force.reshape((batch,) + (1,) * (jnp.ndim(data) - 1))
-            mixed.append(DataPoint(frame.name, loc, typ,
-                                   jnp.where(keep, data, decoded[frame.name].data)))
+            keep = take_frame.reshape((batch,) + (1,) * (jnp.ndim(data) - 1))
+            mixed.append(DataPoint(frame.name, loc, typ, jnp.where(keep, data, decoded)))
         return mixed
 
     # ------------------------------------------------------------------ the trajectory
+    def _initial_state(self, batch: int, nb_nodes: int, graph: SparseGraph | None) -> _State:
+        """Zero predictions of the right shapes: what the loop carries into step 0 (which
+        reads frames and keeps its own outputs, so the zeros never reach a result)."""
+        slots = None if graph is None else int(jnp.shape(graph.senders)[1])
+        preds: dict[str, dict[str, Array]] = {Stage.HINT: {}, Stage.OUTPUT: {}}
+        for name, decoder in self.decoders.items():
+            shape = decoder.pred_shape(batch, nb_nodes, slots)
+            preds[self.spec[name][0]][name] = jnp.zeros(shape, jnp.float32)
+        return _State(preds[Stage.HINT], preds[Stage.OUTPUT],
+                      jnp.zeros((batch, nb_nodes, self.config.hidden)))
+
     def __call__(self, features: Features, node_mask: Array, graph: SparseGraph | None = None,
                  *, repred: bool = False) -> tuple[dict[str, Array], dict[str, Array]]:
         """`(output predictions, hint predictions)`: raw decoder outputs; hint predictions
-        stacked over steps 1.. `[T - 1, B, ...]` (frame t + 1 predicted at step t)."""
+        stacked over steps 1.. `[T - 1, B, ...]` (frame t + 1 predicted at step t).
+
+        All steps run in one loop with one body (dm-clrs runs the first step before its
+        loop, compiling the step twice): step 0 reads the frame and keeps its outputs;
+        later steps read decoded hints and freeze the outputs of ended trajectories."""
         inputs, hints = list(features.inputs), list(features.hints)
         lengths = features.lengths
         batch, nb_nodes = node_mask.shape
         steps = max(1, int(jnp.shape(hints[0].data)[0]) - 1) if hints else 1
-        state = _State({}, {}, jnp.zeros((batch, nb_nodes, self.config.hidden)))
+        keys = self._trajectory_keys(steps, repred)
 
-        def step_fn(state: _State, step: Array, first: bool) -> tuple[_State, dict]:
-            cur = self._hints_in(state, hints, step, first, repred, graph, node_mask)
-            hidden, outputs, hint_preds, _ = self._one_step(inputs, cur, state.hidden, graph,
-                                                            node_mask, repred)
-            if not first:
-                outputs = {k: _is_not_done(lengths, step, v) * v
-                           + (1.0 - _is_not_done(lengths, step, v)) * state.output_preds[k]
-                           for k, v in outputs.items()}
-            new = _State(hint_preds, outputs, hidden)
-            return new, hint_preds
+        def step_fn(state: _State, xs: tuple[Array, _StepKeys]) -> tuple[_State, dict]:
+            step, step_keys = xs
+            cur = self._hints_in(state, hints, step, repred, graph, node_mask,
+                                 step_keys.teacher)
+            hidden, outputs, hint_preds = self._one_step(inputs, cur, state.hidden, graph,
+                                                         node_mask, step_keys)
+            first = (step == 0).astype(jnp.float32)
+            frozen = {}
+            for k, v in outputs.items():
+                on = jnp.maximum(first, _is_not_done(lengths, step, v))
+                frozen[k] = on * v + (1.0 - on) * state.output_preds[k]
+            return _State(hint_preds, frozen, hidden), hint_preds
 
-        state, first_hints = step_fn(state, jnp.asarray(0), True)
-        if steps > 1:
-            state, rest = hk.scan(lambda s, i: step_fn(s, i, False), state,
-                                  jnp.arange(1, steps))
-            hint_preds = {k: jnp.concatenate([first_hints[k][None], rest[k]])
-                          for k in first_hints}
-        else:
-            hint_preds = {k: v[None] for k, v in first_hints.items()}
+        state, hint_preds = hk.scan(step_fn, self._initial_state(batch, nb_nodes, graph),
+                                    (jnp.arange(steps), keys))
         return state.output_preds, hint_preds
 
 
