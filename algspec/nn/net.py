@@ -224,8 +224,7 @@ class Net(hk.Module):
         steps = max(1, int(jnp.shape(hints[0].data)[0]) - 1) if hints else 1
         keys = self._trajectory_keys(steps, repred)
 
-        def step_fn(state: _State, xs: tuple[Array, _StepKeys]) -> tuple[_State, dict]:
-            step, step_keys = xs
+        def run(state: _State, step: Array, step_keys: _StepKeys) -> tuple[_State, dict]:
             cur = self._hints_in(state, hints, step, repred, graph, node_mask,
                                  step_keys.teacher)
             hidden, outputs, hint_preds = self._one_step(inputs, cur, state.hidden, graph,
@@ -236,6 +235,19 @@ class Net(hk.Module):
                 on = jnp.maximum(first, _is_not_done(lengths, step, v))
                 frozen[k] = on * v + (1.0 - on) * state.output_preds[k]
             return _State(hint_preds, frozen, hidden), hint_preds
+
+        def skip(state: _State, step: Array, step_keys: _StepKeys) -> tuple[_State, dict]:
+            return state, jax.tree_util.tree_map(jnp.zeros_like, state.hint_preds)
+
+        def step_fn(state: _State, xs: tuple[Array, _StepKeys]) -> tuple[_State, dict]:
+            """A step past every trajectory's end (time-axis padding) is skipped at run
+            time: its hint predictions are masked out of the loss and its outputs would
+            be frozen anyway, so the padded batch costs what the batch's own length does."""
+            step, step_keys = xs
+            if hk.running_init() or not hints:
+                return run(state, step, step_keys)
+            live = (step == 0) | (step + 1 < jnp.max(jnp.asarray(lengths)))
+            return hk.cond(live, run, skip, state, step, step_keys)
 
         state, hint_preds = hk.scan(step_fn, self._initial_state(batch, nb_nodes, graph),
                                     (jnp.arange(steps), keys))
