@@ -124,14 +124,6 @@ def slot_bucket(count: int) -> int:
     return size_bucket(max(int(count), 1))
 
 
-def _host_pointer_matrix(data: np.ndarray, nb_nodes: int) -> np.ndarray:
-    """`pointer_matrix` in numpy (indices out of range point nowhere)."""
-    if data.ndim == 3:
-        return data.astype(np.float32)
-    index = data.astype(np.int64)
-    return (index[..., None] == np.arange(nb_nodes)).astype(np.float32)
-
-
 def static_graph(batch_size: int, nb_nodes: int, edge_masks: Sequence[np.ndarray] = (),
                  pointers: Sequence[np.ndarray] = (),
                  node_mask: np.ndarray | None = None) -> SparseGraph:
@@ -143,13 +135,24 @@ def static_graph(batch_size: int, nb_nodes: int, edge_masks: Sequence[np.ndarray
     Pairs touching a padding node are left out. The slot count is the largest
     sample's pair count rounded up by `size_bucket`.
     """
-    adj = np.broadcast_to(np.eye(nb_nodes, dtype=bool), (batch_size, nb_nodes, nb_nodes))
-    for m in edge_masks:
-        m = np.asarray(m, dtype=np.float32)
-        adj = adj | ((m + np.swapaxes(m, 1, 2)) > 0.0)
+    adj = np.zeros((batch_size, nb_nodes, nb_nodes), bool)
+    diagonal = np.arange(nb_nodes)
+    adj[:, diagonal, diagonal] = True
+    for m in edge_masks:  # 0/1 masks: m + m^T > 0 is "either direction"
+        present = np.asarray(m) > 0
+        adj |= present
+        adj |= np.swapaxes(present, 1, 2)
     for p in pointers:
-        p = _host_pointer_matrix(np.asarray(p), nb_nodes)
-        adj = adj | ((p + np.swapaxes(p, 1, 2)) > 0.5)
+        p = np.asarray(p)
+        if p.ndim == 3:  # probabilities
+            p = p.astype(np.float32)
+            adj |= (p + np.swapaxes(p, 1, 2)) > 0.5
+            continue
+        # indices: the pairs (i, p[i]) and (p[i], i), without an N x N matrix
+        index = p.astype(np.int64)
+        b, i = np.nonzero((index >= 0) & (index < nb_nodes))
+        adj[b, i, index[b, i]] = True
+        adj[b, index[b, i], i] = True
     if node_mask is not None:
         real = np.asarray(node_mask) > 0
         adj = adj & real[:, :, None] & real[:, None, :]
