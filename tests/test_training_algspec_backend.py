@@ -4,6 +4,7 @@ TensorFlow and dm-clrs cannot be imported, dense or on the file's own graph."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -52,6 +53,9 @@ def test_a_run_needs_neither_tensorflow_nor_dm_clrs(tmp_path: Path) -> None:
     assert 0.0 <= saved["test"]["score"] <= 1.0
     assert report["again"]["score"] == pytest.approx(saved["test"]["score"], abs=1e-12)
     assert (out / "checkpoint.pkl").is_file()
+    # every program compiled in the run counts (initialisation, steps, validation, test)
+    assert saved["compiled_programs"] >= 4 or os.environ.get("ALGSPEC_JAX_CACHE") != "off"
+    assert saved["compile_seconds"] >= 0.0 and saved["first_steps_seconds"] > 0.0
 
 
 def _tiny(seed: int, graph: str = "dense"):

@@ -47,6 +47,7 @@ import numpy as np
 
 from algspec.diagnostics import RuntimeFault
 from algspec.training.backends import get_backend
+from algspec.training.compile_clock import CompileClock
 from algspec.training.config import TrainConfig
 from algspec.training.data import (
     Source,
@@ -242,11 +243,12 @@ def train_seeds(configs: list[TrainConfig], out_dirs: list[str | Path], *,
     guard = DeferredInterrupt("the current step", on_force=None if on_interrupt is None else (
         lambda: on_interrupt(TrainingInterrupted(outs[0], state.steps_done, config.steps))))
     try:
-        with guard.hold():
-            _note(progress, f"compiling: model initialisation ({config.processor}, "
-                  f"hidden {config.hidden})")
-            trainer = _build(lanes)
-        return _train_loop(lanes, trainer, guard, state, progress)
+        with CompileClock() as clock:
+            with guard.hold():
+                _note(progress, f"compiling: model initialisation ({config.processor}, "
+                      f"hidden {config.hidden})")
+                trainer = _build(lanes)
+            return _train_loop(lanes, trainer, guard, state, progress, clock)
     except TrainingInterrupted:
         raise
     except KeyboardInterrupt:
@@ -345,7 +347,8 @@ def _build(lanes: list[_Lane]) -> _Trainer:
 
 
 def _train_loop(lanes: list[_Lane], trainer: _Trainer, guard: DeferredInterrupt,
-                state: _LoopState, progress: bool) -> list[dict[str, Any]]:
+                state: _LoopState, progress: bool, clock: CompileClock
+                ) -> list[dict[str, Any]]:
     """The training steps, validation, test and the run folders' files."""
     import jax
     from tqdm import tqdm
@@ -355,7 +358,7 @@ def _train_loop(lanes: list[_Lane], trainer: _Trainer, guard: DeferredInterrupt,
     for lane in lanes:
         lane.key = jax.random.PRNGKey(lane.config.seed)
     step_times: dict[int, list[float]] = {n: [] for n in sizes}
-    compile_seconds = 0.0
+    first_steps_seconds = 0.0
     seen_sizes: set[int] = set()
     seeds = ",".join(str(lane.config.seed) for lane in lanes)
     desc = f"{lanes[0].source.name}/{config.processor}" + \
@@ -383,7 +386,7 @@ def _train_loop(lanes: list[_Lane], trainer: _Trainer, guard: DeferredInterrupt,
             dt = time.perf_counter() - t0
             if first:
                 seen_sizes.add(sizes[i])
-                compile_seconds += dt
+                first_steps_seconds += dt
             else:
                 step_times[sizes[i]].append(dt)
             for k, lane in enumerate(lanes):
@@ -406,14 +409,18 @@ def _train_loop(lanes: list[_Lane], trainer: _Trainer, guard: DeferredInterrupt,
     timing = {
         "train_seconds": train_seconds,
         "seconds_per_step": (statistics.fmean(steady) if steady
-                             else (compile_seconds + sum(steady)) / config.steps),
+                             else (first_steps_seconds + sum(steady)) / config.steps),
         "seconds_per_step_by_size": {str(n): (statistics.fmean(ts) if ts else None)
                                      for n, ts in step_times.items()},
-        "compile_seconds": compile_seconds,
+        "first_steps_seconds": first_steps_seconds,
         "seeds_in_program": len(lanes),
     }
-    return [_finish(lane, trainer.lane(k), guard, progress, timing)
-            for k, lane in enumerate(lanes)]
+    tests = [_test(lane, trainer.lane(k), guard, progress) for k, lane in enumerate(lanes)]
+    # Every program the run compiled (initialisation, steps, validation, test); seeds in
+    # one program share them, so each of their runs reports the program's total.
+    timing.update(compile_seconds=clock.compile_seconds, trace_seconds=clock.trace_seconds,
+                  compiled_programs=clock.programs)
+    return [_write(lane, test, timing) for lane, test in zip(lanes, tests, strict=True)]
 
 
 def _validate(lane: _Lane, model: Any, step: int, metrics: Any, guard: DeferredInterrupt,
@@ -444,14 +451,10 @@ def _validate(lane: _Lane, model: Any, step: int, metrics: Any, guard: DeferredI
         lane.best_val = val
 
 
-def _finish(lane: _Lane, model: Any, guard: DeferredInterrupt, progress: bool,
-            timing: dict[str, Any]) -> dict[str, Any]:
-    """Test the lane's best parameters; write its checkpoint, curves and result.json."""
-    import jax
-
-    from algspec.training.plots import plot_run
-
-    config, source, out = lane.config, lane.source, lane.out
+def _test(lane: _Lane, model: Any, guard: DeferredInterrupt, progress: bool
+          ) -> tuple[dict[str, Any], Any, float]:
+    """The lane's best parameters on its test set: (summary, test spec, seconds)."""
+    config, source = lane.config, lane.source
     model.params = lane.best_params
     with _data_errors(source):
         _note(progress, f"generating data: {config.test_samples} test samples "
@@ -460,8 +463,18 @@ def _finish(lane: _Lane, model: Any, guard: DeferredInterrupt, progress: bool,
     t0 = time.perf_counter()
     test = evaluate(model, test_set, config.eval_batch_size, derive_seed(config.seed, "val", 0),
                     progress=progress, desc=f"testing at n={config.test_size}", interrupt=guard)
-    test_seconds = time.perf_counter() - t0
+    return test, test_spec, time.perf_counter() - t0
 
+
+def _write(lane: _Lane, tested: tuple[dict[str, Any], Any, float], timing: dict[str, Any]
+           ) -> dict[str, Any]:
+    """The lane's checkpoint, curves and result.json."""
+    import jax
+
+    from algspec.training.plots import plot_run
+
+    config, source, out = lane.config, lane.source, lane.out
+    test, test_spec, test_seconds = tested
     with open(out / CHECKPOINT, "wb") as f:
         pickle.dump({
             "format": CHECKPOINT_FORMAT,
