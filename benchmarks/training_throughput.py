@@ -15,12 +15,19 @@ the backends interleaved and each figure the best of `--repeats`:
    slow for `--predict-timeout`) is reported as such.
 3. A cell of three seeds (`--cell-steps` steps): wall time of one
    `train_seeds` program against three `train` processes one after another.
+4. A whole short run (`--run-steps` steps at the protocol's sizes 4, 7, 11,
+   13 and 16, validation at 16, test at 32) for `--run-algorithms`: the
+   seconds XLA spent compiling every program of the run (result.json's
+   `compile_seconds`, from `jax.monitoring`), how many programs, and the
+   run's wall time. dm-clrs compiles its step again for each new trajectory
+   length; algspec pads lengths to buckets and skips the padded steps.
 
 Ratios are printed against dm-clrs (clrs / algspec: above 1 means algspec is
 faster) and, for predict, dense / sparse.
 
 Usage: python benchmarks/training_throughput.py [--hidden 32] [--repeats 3]
-       [--predict-sizes 64 256 1024] [--skip-cell]
+       [--predict-sizes 64 256 1024] [--skip-step] [--skip-predict] [--skip-run]
+       [--skip-cell]
 """
 
 from __future__ import annotations
@@ -132,7 +139,25 @@ def measure_cell(a: dict) -> dict:
     return {"wall_s": time.perf_counter() - t0}
 
 
-MEASURES = {"step": measure_step, "predict": measure_predict, "cell": measure_cell}
+def measure_run(a: dict) -> dict:
+    from algspec.training.config import TrainConfig
+    from algspec.training.trainer import train
+
+    backend, graph = BACKENDS[a["label"]]
+    config = TrainConfig(algorithm=str(ROOT / a["algorithm"]), processor="mpnn",
+                         hidden=a["hidden"], steps=a["steps"], batch_size=a["batch"],
+                         train_sizes=(4, 7, 11, 13, 16), val_size=16, test_size=32,
+                         train_samples=160, val_samples=32, test_samples=32,
+                         eval_every=a["steps"], seed=0, backend=backend, graph=graph)
+    t0 = time.perf_counter()
+    result = train(config, Path(tempfile.mkdtemp()) / "run", progress=False)
+    return {"wall_s": time.perf_counter() - t0, "compile_s": result["compile_seconds"],
+            "programs": result["compiled_programs"],
+            "step_s": result["seconds_per_step"]}
+
+
+MEASURES = {"step": measure_step, "predict": measure_predict, "cell": measure_cell,
+            "run": measure_run}
 
 
 def _one(kind: str, args: dict, timeout: float) -> dict:
@@ -184,29 +209,44 @@ def main() -> None:
     ap.add_argument("--skip-step", action="store_true")
     ap.add_argument("--skip-predict", action="store_true")
     ap.add_argument("--skip-cell", action="store_true")
+    ap.add_argument("--run-steps", type=int, default=30)
+    ap.add_argument("--run-algorithms", nargs="*", default=["oets", "bubble_sort"])
+    ap.add_argument("--skip-run", action="store_true")
+    ap.add_argument("--labels", nargs="*", default=list(BACKENDS),
+                    help="the models to measure (default: all)")
+    ap.add_argument("--no-skip", action="store_true",
+                    help="algspec runs padded hint steps instead of skipping them")
     args = ap.parse_args()
+    labels = [label for label in BACKENDS if label in args.labels]
+    if args.no_skip:
+        os.environ["ALGSPEC_BENCH_NO_SKIP"] = "1"
     if args.one:
+        if os.environ.get("ALGSPEC_BENCH_NO_SKIP"):
+            import algspec.nn.net
+
+            algspec.nn.net.SKIP_PADDED_STEPS = False
         result = MEASURES[args.one[0]](json.loads(args.one[1]))
         result["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(json.dumps(result))
         return
 
     print(f"# training throughput on {platform.machine()}, {os.cpu_count()} CPUs; "
-          f"hidden {args.hidden}, best of {args.repeats}\n")
+          f"hidden {args.hidden}, best of {args.repeats}"
+          + (" (padded steps run, not skipped)" if args.no_skip else "") + "\n")
     if not args.skip_step:
         print(f"## training step, n = {args.train_size}, batch {args.batch_size}\n")
         print("| algorithm | model | compile s | s/step | clrs/this compile | "
               "clrs/this step |")
         print("|---|---|---|---|---|---|")
         for name in args.algorithms:
-            runs: dict[str, list[dict]] = {label: [] for label in BACKENDS}
+            runs: dict[str, list[dict]] = {label: [] for label in labels}
             for _ in range(args.repeats):
-                for label in BACKENDS:  # interleaved
+                for label in labels:  # interleaved
                     runs[label].append(_one("step", {
                         "algorithm": STEP_ALGORITHMS[name], "label": label,
                         "n": args.train_size, "batch": args.batch_size,
                         "hidden": args.hidden, "steps": args.steps}, 1800))
-            base_c, base_s = _best(runs["clrs"], "compile_s"), _best(runs["clrs"], "step_s")
+            base_c, base_s = _best(runs.get("clrs", []), "compile_s"), _best(runs.get("clrs", []), "step_s")
             for label, rs in runs.items():
                 c, st = _best(rs, "compile_s"), _best(rs, "step_s")
                 err = next((r["error"] for r in rs if "error" in r), "")
@@ -219,22 +259,46 @@ def main() -> None:
         print("|---|---|---|---|---|---|")
         for name, (path, params) in PREDICT_ALGORITHMS.items():
             for n in args.predict_sizes:
-                runs = {label: [] for label in BACKENDS}
+                runs = {label: [] for label in labels}
                 for _ in range(args.repeats):
-                    for label in BACKENDS:
+                    for label in labels:
                         if runs[label] and "error" in runs[label][-1]:
                             continue  # failed once (memory, time): not again
                         runs[label].append(_one("predict", {
                             "algorithm": path, "label": label, "n": n,
                             "batch": args.predict_batch, "hidden": args.hidden,
                             "params": params}, args.predict_timeout))
-                dense = _best(runs["algspec-dense"], "predict_s")
+                dense = _best(runs.get("algspec-dense", []), "predict_s")
                 for label, rs in runs.items():
                     t, mem = _best(rs, "predict_s"), _best(rs, "peak_mb")
                     err = next((r["error"] for r in rs if "error" in r), "")
                     ratio = _ratio(dense, t) if label == "algspec-sparse" else ""
                     print(f"| {name} | {n} | {label} | {_fmt(t)} | {_fmt(mem)} | {ratio} |"
                           + (f" {err}" if t is None else ""), flush=True)
+        print()
+    if not args.skip_run:
+        print(f"## a run at sizes 4..16 ({args.run_steps} steps, batch {args.batch_size}), "
+              "compile per run\n")
+        print("| algorithm | model | compile s | programs | run wall s | s/step | "
+              "clrs/this compile |")
+        print("|---|---|---|---|---|---|---|")
+        for name in args.run_algorithms:
+            runs = {label: [] for label in labels}
+            for _ in range(args.repeats):
+                for label in labels:
+                    runs[label].append(_one("run", {
+                        "algorithm": STEP_ALGORITHMS[name], "label": label,
+                        "hidden": args.hidden, "steps": args.run_steps,
+                        "batch": args.batch_size}, 3600))
+            base = _best(runs.get("clrs", []), "compile_s")
+            for label, rs in runs.items():
+                c = _best(rs, "compile_s")
+                good = [r for r in rs if "compile_s" in r]
+                programs = min((r["programs"] for r in good), default=None)
+                err = next((r["error"] for r in rs if "error" in r), "")
+                print(f"| {name} | {label} | {_fmt(c)} | {programs if good else '-'} | "
+                      f"{_fmt(_best(rs, 'wall_s'))} | {_fmt(_best(rs, 'step_s'))} | "
+                      f"{_ratio(base, c)} |" + (f" {err}" if c is None else ""), flush=True)
         print()
     if not args.skip_cell:
         print(f"## a cell of 3 seeds (bfs_sync, sparse, {args.cell_steps} steps), wall time\n")

@@ -58,6 +58,11 @@ class NetConfig(NamedTuple):
     hint_repred_mode: str = "soft"  # "soft", "hard" or "hard_on_eval"
 
 
+# Skip steps past every trajectory's end at run time (a conditional in the loop). Off
+# only to measure what the skip saves (benchmarks/training_throughput.py --no-skip).
+SKIP_PADDED_STEPS = True
+
+
 class _StepKeys(NamedTuple):
     """One step's random keys (None where the step draws none)."""
 
@@ -244,7 +249,7 @@ class Net(hk.Module):
             time: its hint predictions are masked out of the loss and its outputs would
             be frozen anyway, so the padded batch costs what the batch's own length does."""
             step, step_keys = xs
-            if hk.running_init() or not hints:
+            if hk.running_init() or not hints or not SKIP_PADDED_STEPS:
                 return run(state, step, step_keys)
             live = (step == 0) | (step + 1 < jnp.max(jnp.asarray(lengths)))
             return hk.cond(live, run, skip, state, step, step_keys)
