@@ -215,16 +215,16 @@ def main() -> None:
     ap.add_argument("--labels", nargs="*", default=list(BACKENDS),
                     help="the models to measure (default: all)")
     ap.add_argument("--no-skip", action="store_true",
-                    help="algspec runs padded hint steps instead of skipping them")
+                    help="algspec runs padded hint steps, never skips them (tuning.py)")
     args = ap.parse_args()
     labels = [label for label in BACKENDS if label in args.labels]
     if args.no_skip:
         os.environ["ALGSPEC_BENCH_NO_SKIP"] = "1"
     if args.one:
         if os.environ.get("ALGSPEC_BENCH_NO_SKIP"):
-            import algspec.nn.net
+            import algspec.nn.tuning
 
-            algspec.nn.net.SKIP_PADDED_STEPS = False
+            algspec.nn.tuning.SKIP_PADDED_STEPS = False
         result = MEASURES[args.one[0]](json.loads(args.one[1]))
         result["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(json.dumps(result))

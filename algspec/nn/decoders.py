@@ -44,7 +44,7 @@ import haiku as hk
 import jax
 import jax.numpy as jnp
 
-from algspec.nn import slots
+from algspec.nn import slots, tuning
 from algspec.nn.data import DataPoint
 from algspec.nn.graph import Array, DenseGraph, Graph, SparseGraph
 from algspec.nn.segments import gather_nodes, live_slots, segment_softmax
@@ -220,7 +220,8 @@ def log_sinkhorn(x: Array, graph: Graph, node_mask: Array, *, steps: int, temper
     """Log of a doubly stochastic matrix from permutation-pointer logits (row = pointing node).
 
     Dense `[B, N, N]`: rows and columns are normalised in turn, as dm-clrs's
-    `log_sinkhorn` (in a `fori_loop`: one compiled step, differentiable); padding nodes are a separate block (each points to itself),
+    `log_sinkhorn` (a loop on the CPU, unrolled elsewhere: `tuning.unroll_sinkhorn`);
+    padding nodes are a separate block (each points to itself),
     so the real block is normalised alone. Sparse `[B, E]` (decoder orientation):
     the same on the live slots, rows grouped by receiver, columns by sender.
     """
@@ -236,11 +237,13 @@ def log_sinkhorn(x: Array, graph: Graph, node_mask: Array, *, steps: int, temper
         pad = node_mask <= 0
         padding_pairs = (pad[:, :, None] & pad[:, None, :])
         x = jnp.where(_pair_mask(node_mask), x, jnp.where(padding_pairs & (eye > 0), 0.0, ABSENT))
-        return jax.lax.fori_loop(0, steps, _dense_sinkhorn_step, x)
+        return jax.lax.fori_loop(0, steps, _dense_sinkhorn_step, x,
+                                 unroll=tuning.unroll_sinkhorn())
     if zero_diagonal:
         x = x - 1e6 * (graph.senders == graph.receivers)
     carry = (x, graph, live_slots(graph, node_mask), node_mask)
-    return jax.lax.fori_loop(0, steps, _sparse_sinkhorn_step, carry)[0]
+    return jax.lax.fori_loop(0, steps, _sparse_sinkhorn_step, carry,
+                             unroll=tuning.unroll_sinkhorn())[0]
 
 
 # Module-level loop bodies (no closures), so their traces are reused from call to call.

@@ -30,7 +30,7 @@ import haiku as hk
 import jax
 import jax.numpy as jnp
 
-from algspec.nn import edges
+from algspec.nn import edges, tuning
 from algspec.nn.data import DataPoint, Features
 from algspec.nn.decoders import Decoder, as_soft_pointer, postprocess
 from algspec.nn.encoders import Encoder, encode
@@ -56,11 +56,6 @@ class NetConfig(NamedTuple):
     hint_teacher_forcing: float = 0.0
     dropout: float = 0.0  # on the processor's output, when training
     hint_repred_mode: str = "soft"  # "soft", "hard" or "hard_on_eval"
-
-
-# Skip steps past every trajectory's end at run time (a conditional in the loop). Off
-# only to measure what the skip saves (benchmarks/training_throughput.py --no-skip).
-SKIP_PADDED_STEPS = True
 
 
 class _StepKeys(NamedTuple):
@@ -245,11 +240,11 @@ class Net(hk.Module):
             return state, jax.tree_util.tree_map(jnp.zeros_like, state.hint_preds)
 
         def step_fn(state: _State, xs: tuple[Array, _StepKeys]) -> tuple[_State, dict]:
-            """A step past every trajectory's end (time-axis padding) is skipped at run
-            time: its hint predictions are masked out of the loss and its outputs would
-            be frozen anyway, so the padded batch costs what the batch's own length does."""
+            """A step past every trajectory's end (time-axis padding) may be skipped at run
+            time (`tuning.skip_padded_steps`): its hint predictions are masked out of the
+            loss and its outputs would be frozen anyway."""
             step, step_keys = xs
-            if hk.running_init() or not hints or not SKIP_PADDED_STEPS:
+            if hk.running_init() or not hints or not tuning.skip_padded_steps():
                 return run(state, step, step_keys)
             live = (step == 0) | (step + 1 < jnp.max(jnp.asarray(lengths)))
             return hk.cond(live, run, skip, state, step, step_keys)
