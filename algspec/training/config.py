@@ -51,6 +51,10 @@ GRAPH_MODES = ("dense", "sparse")
 
 PAPER_TRAIN_SIZES: tuple[int, ...] = (4, 7, 11, 13, 16)
 
+# What a saved config without these fields meant: they were added with these values
+# (dm-clrs's model, dense), so runs trained before keep meaning what they meant.
+SAVED_BEFORE: dict[str, Any] = {"backend": "clrs", "graph": "dense"}
+
 
 def check_processor(name: str) -> None:
     """Raise ValueError naming the valid processors if `name` is not one."""
@@ -136,18 +140,22 @@ class TrainConfig:
 
     @classmethod
     def default_of(cls, name: str) -> Any:
-        """A field's default (what a config saved before the field existed meant)."""
+        """What a config saved before the field existed meant: `SAVED_BEFORE`'s value where
+        the default has changed since, else the field's default."""
+        if name in SAVED_BEFORE:
+            return SAVED_BEFORE[name]
         f = next(f for f in dataclasses.fields(cls) if f.name == name)
         return f.default_factory() if f.default_factory is not dataclasses.MISSING \
             else f.default
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> TrainConfig:
+        """A saved config (config.json, a checkpoint): missing fields as `default_of` says."""
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = set(d) - known
         if unknown:
             raise ValueError(f"unknown training option(s): {', '.join(sorted(unknown))}")
-        return cls(**d)
+        return cls(**{**{k: v for k, v in SAVED_BEFORE.items() if k in known}, **d})
 
     def digest(self) -> str:
         """Short stable hash of the configuration (to detect a changed grid)."""
