@@ -86,3 +86,12 @@ def test_a_grid_trains_the_seeds_of_a_cell_as_one_program_with_algspec(tmp_path:
     for unit in algspec_units:
         assert len({(a, p) for a, p, _ in unit}) == 1 and [s for *_, s in unit] == [0, 1, 2]
     assert all(len(u) == 1 for u in units())  # dm-clrs's model: one run per process
+
+
+def test_a_config_saved_before_the_backend_existed_means_dm_clrs_dense() -> None:
+    saved = {k: v for k, v in TrainConfig(algorithm="x", backend="algspec").to_dict().items()
+             if k not in ("backend", "graph")}
+    old = TrainConfig.from_dict(saved)
+    assert (old.backend, old.graph) == ("clrs", "dense")
+    assert TrainConfig.default_of("backend") == "clrs"
+    assert TrainConfig.from_dict({**saved, "backend": "algspec"}).backend == "algspec"

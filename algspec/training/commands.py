@@ -25,6 +25,7 @@ from algspec.cli_args import (
 )
 from algspec.cli_args import fail as _fail
 from algspec.training.config import (
+    DEFAULT_BACKEND,
     PAPER_TRAIN_SIZES,
     PROCESSORS,
     TrainConfig,
@@ -118,7 +119,7 @@ def train_command(
         "files).")] = False,
     backend: Annotated[str, typer.Option(
         help="clrs (dm-clrs's BaselineModel as published) or algspec (algspec's own "
-        "model: no TensorFlow; see docs/training-backend.md).")] = "clrs",
+        "model: no TensorFlow; see docs/training-backend.md).")] = DEFAULT_BACKEND,
     graph: Annotated[str, typer.Option(
         help="With --backend algspec: dense (all N x N pairs, dm-clrs's arithmetic) or "
         "sparse (the file's interconnection graph plus pointer edges).")] = "dense",

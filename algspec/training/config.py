@@ -45,6 +45,7 @@ HINT_MODES = ("encoded_decoded", "decoded_only", "none")
 # Training backends (`algspec.training.backends.BACKENDS` holds their implementations):
 # dm-clrs's BaselineModel as it is, or algspec's own model (`algspec.nn`).
 BACKENDS = ("clrs", "algspec")
+DEFAULT_BACKEND = "clrs"  # what `train`, `eval` and a grid use unless told
 # How algspec's model passes messages: over all N x N pairs (dm-clrs's parity mode), or
 # along the edge list of the file's interconnection graph plus pointer edges.
 GRAPH_MODES = ("dense", "sparse")
@@ -100,7 +101,7 @@ class TrainConfig:
     nb_triplet_fts: int = 8
     encoder_init: str = "xavier_on_scalars"
     pred_as_input: bool | None = None  # None: as CLRS, for the algorithms it lists
-    backend: str = "clrs"
+    backend: str = DEFAULT_BACKEND
     graph: str = "dense"
     generator_params: dict[str, Any] = field(default_factory=dict)
 

@@ -65,6 +65,7 @@ import yaml
 
 from algspec.training.config import (
     BACKENDS,
+    DEFAULT_BACKEND,
     GRAPH_MODES,
     TrainConfig,
     check_processor,
@@ -225,7 +226,8 @@ def _with_backend(raw: dict[str, Any], train: dict[str, Any], path: Path) -> dic
         if key in train and train[key] not in valid:
             raise GridError(f"{path}: {key} must be one of {', '.join(valid)}, not "
                             f"{train[key]!r}")
-    if train.get("graph") == "sparse" and train.get("backend", "clrs") != "algspec":
+    if train.get("graph") == "sparse" and \
+            train.get("backend", DEFAULT_BACKEND) != "algspec":
         raise GridError(f"{path}: graph sparse needs backend algspec")
     return train
 
