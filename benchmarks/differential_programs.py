@@ -1,4 +1,4 @@
-"""Run many random `.alg` programs through the differential check (issue 7, item 7).
+"""Run many random `.alg` programs through the differential check.
 
 Each program (seeded, from `tests/progen`) runs batched at batch sizes 1, 2,
 n, n+1 and a prime, sample by sample, and with the efficiency observer, and

@@ -1,4 +1,4 @@
-"""Differential tests on random well-typed `.alg` programs (issue 7, item 7).
+"""Differential tests on random well-typed `.alg` programs.
 
 `tests/progen` generates programs as its own model, renders them to source,
 and evaluates the model with a deliberately simple reference (scalar Python,
@@ -167,7 +167,7 @@ def _load(body: str, decls: str, graph: str = "complete"):
 
 
 def test_count_over_nodes_of_a_constant_body() -> None:
-    """sum/count over `nodes` of a body and filter free of the variable counted it once (issue 7)."""
+    """sum/count over `nodes` of a body and filter free of the variable counted it once."""
     alg = _load("o = float(count(true for w in nodes))\ns = sum(key[0] for w in nodes)\n"
                 "forall v { c[v] = float(count(true for w in nodes)) }",
                 "output graph o: scalar\noutput graph s: scalar\noutput node c: scalar")
@@ -179,7 +179,7 @@ def test_count_over_nodes_of_a_constant_body() -> None:
 
 
 def test_onehot_of_an_aggregation() -> None:
-    """`onehot(x)` lowered x in an empty scope but evaluated it per node (issue 7: R106)."""
+    """`onehot(x)` lowered x in an empty scope but evaluated it per node (R106)."""
     alg = _load("record", "output node h: mask_one = onehot(count(key[w] > 0.5 for w in nodes))\n"
                 "hint node g: mask_one = onehot(sum(w for w in nodes if key[w] > 0.5))")
     t = alg.run({"key": np.array([[0.9, 0.1, 0.2, 0.7]])}, 4, dtype=np.float64)

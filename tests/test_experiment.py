@@ -189,7 +189,7 @@ def test_shipped_grids_parse(name: str) -> None:
             2000, 32, (4, 7, 11, 13, 16), 16, 64)
 
 
-# --- variants (issue 11: the parallel-search gap) ------------------------------------------
+# --- variants (the parallel-search gap) ---------------------------------------------------
 
 
 def test_variants_plan_and_report_against_the_reference(tmp_path: Path) -> None:

@@ -1,8 +1,8 @@
 """Generators in `.alg` files: type fit at load time (E110) and parameters in n.
 
-Issue 7: `categorical(4) ~ uniform()`, `mask ~ uniform()` and `mask_one ~
+`categorical(4) ~ uniform()`, `mask ~ uniform()` and `mask_one ~
 uniform()` used to load and lint clean, then sample category 0, all-true masks
-or an R106.  Issue 9: `p = 2.0 / n` used to be an E105.
+or an R106. `p = 2.0 / n` used to be an E105.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Regression tests for interpreter bugs of issue 7, each failing before its fix.
+"""Interpreter regression tests, each failing before its fix.
 
 - the row/column fast path of edge reads took a node-long index for a
   per-sample one when the batch size equals the node count;
@@ -187,7 +187,7 @@ def test_shipped_algorithms_batched_equals_singles(path: Path) -> None:
         assert_batch_equals_singles(alg, {k: v[:B] for k, v in pool.items()}, n)
 
 
-# ============================================== observer protocol (issue 8)
+# ============================================== observer protocol
 class _Log:
     """An observer that keeps every call."""
 

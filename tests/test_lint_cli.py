@@ -385,7 +385,7 @@ def test_explain_prints_a_registered_code() -> None:
 
 
 def test_compile_json_and_dataset_manifest_share_one_spec_hash(tmp_path: Path) -> None:
-    """Issue 7: `compile --json` and the dataset manifest used to hash differently."""
+    """`compile --json` and the dataset manifest used to hash differently."""
     from algspec.dataset import spec_hash
     path = ALGORITHMS[0]
     r = invoke("compile", path, "--json")

@@ -6,7 +6,7 @@ import pytest
 
 jax = pytest.importorskip("jax")
 
-from algspec.training.compile_clock import CompileClock  # noqa: E402
+from algspec.training.compile_clock import CompileClock
 
 
 def test_the_clock_counts_programs_compiled_while_open_and_only_those() -> None:

@@ -1,4 +1,4 @@
-"""Static and measured efficiency of `.alg` algorithms (paper section 3, DESIGN 2.3).
+"""Static and measured efficiency of `.alg` algorithms (paper section 3; docs/efficiency.md).
 
 `static.analyse(program)` gives the worst-case classes (T, c, eta, epsilon) from
 the IR (with `selection` counting what data-independent guards select);

@@ -1,4 +1,4 @@
-"""Static efficiency of an algorithm from its IR (paper section 3; DESIGN 2.3).
+"""Static efficiency of an algorithm from its IR (paper section 3; docs/efficiency.md).
 
 From the loop bounds and the counting rules below, `analyse(program)` derives,
 as worst-case asymptotic classes in n and m: the number of rounds T (hint
