@@ -1,4 +1,4 @@
-"""The `algspec` command line: lint, compile, sample, efficiency, train, eval, experiment.
+"""The `algspec` command line: lint, compile, sample, text, efficiency, train, eval, experiment.
 
 User mistakes (bad files, bad arguments) print diagnostics or a one-line
 error and exit with 1 (findings) or 2 (usage); they never show a traceback.
@@ -292,8 +292,10 @@ def explain(code: Annotated[str, typer.Argument(help="A diagnostic code, e.g. E4
 
 def _mount_subcommands() -> None:
     from algspec.efficiency.commands import register as register_efficiency
+    from algspec.text.commands import register as register_text
     from algspec.training.commands import register as register_training
     register_efficiency(app)
+    register_text(app)
     register_training(app)
 
 

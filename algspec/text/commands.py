@@ -1,0 +1,86 @@
+"""`algspec text` (mounted by the CLI with `register(app)`): a file's samples as CLRS-Text.
+
+Imports only typer at module level so `algspec --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from algspec.cli_args import check_out_folder, fail, interrupted, parse_params, progress_wanted
+
+
+def text_command(
+    file: Annotated[Path, typer.Argument(help="The .alg file.")],
+    length: Annotated[int, typer.Option("--length", "-n", help="Problem size n.")] = 16,
+    num: Annotated[int, typer.Option("--num", "-k", help="Number of records.")] = 100,
+    seed: Annotated[int, typer.Option(help="Random seed.", min=0)] = 0,
+    out: Annotated[Path, typer.Option(help="Output folder (gets data.jsonl).")]
+    = Path("out/text"),
+    hints: Annotated[bool, typer.Option(
+        "--hints", help="Trace each output's `<output>_h` hint in the prompt and answer.")]
+    = False,
+    decimals: Annotated[int | None, typer.Option(
+        help="Truncate input floats to this many decimals (CLRS-Text's generator uses 3 "
+             "for Hugging Face).", min=0)] = None,
+    overwrite: Annotated[bool, typer.Option(help="Replace an existing data.jsonl.")] = False,
+    param: Annotated[list[str] | None, typer.Option(
+        "--param", "-p", help="Generator parameter override NAME=VALUE; repeatable.")] = None,
+    progress: Annotated[bool, typer.Option(
+        help="Show progress on stderr when it is a terminal.")] = True,
+) -> None:
+    """Write K samples of size N as CLRS-Text records (prompt, answer) in DIR/data.jsonl."""
+    from algspec.cli import load_or_exit
+    from algspec.diagnostics import RuntimeFault
+    from algspec.text.records import DATA_FILE, text_records, write_jsonl
+
+    if length < 1 or num < 1:
+        raise fail("--length and --num must be positive")
+    check_out_folder(out)
+    if (out / DATA_FILE).exists() and not overwrite:
+        raise fail(f"{out / DATA_FILE} exists; pass --overwrite to replace it")
+    try:
+        params = parse_params(param)
+    except ValueError as e:
+        raise fail(str(e)) from None
+    alg = load_or_exit(file)
+    try:
+        alg.generator_params(**params)
+    except ValueError as e:
+        raise fail(str(e)) from None
+    bar = None
+    if progress_wanted(progress):
+        from tqdm import tqdm
+        bar = tqdm(total=num, desc=f"formatting {alg.name}", unit="record", file=sys.stderr,
+                   dynamic_ncols=True, leave=False)
+    words = ["algspec", "text", str(file), "--length", str(length), "--num", str(num),
+             "--seed", str(seed), "--out", str(out), *(["--hints"] if hints else []),
+             *(["--decimals", str(decimals)] if decimals is not None else [])]
+    try:
+        records = text_records(alg, length, num, seed, hints=hints, decimals=decimals,
+                               progress=None if bar is None else (lambda _: bar.update(1)),
+                               **params)
+        path = write_jsonl(records, out)
+    except KeyboardInterrupt:
+        raise interrupted(f"writing {num} text records of {alg.name} stopped; nothing was "
+                          f"written to {out / DATA_FILE}; run `{shlex.join(words)}` again"
+                          ) from None
+    except RuntimeFault as f:
+        print(f.diagnostic.concise_block(), file=sys.stderr)
+        raise typer.Exit(1) from None
+    except ValueError as e:  # a datum with no text form
+        raise fail(f"{file}: {e}", 1) from None
+    finally:
+        if bar is not None:
+            bar.close()
+    print(f"wrote {num} text records of {alg.name} at n={length} to {path}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `text` command to the algspec CLI."""
+    app.command("text")(text_command)

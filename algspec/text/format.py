@@ -1,0 +1,170 @@
+"""One sample as CLRS-Text's prompt and answer.
+
+The rules are CLRS-Text's (dm-clrs `clrs_text`), so the CLRS-30 files give its
+strings character for character, and they apply to any `.alg` file:
+
+- Prompt: `NAME:\\n`, the inputs in spec order as `name: value` joined by
+  `, ` (without `pos`, and without `adj` when an `A` input exists), a line
+  with the answer's names, and `:`. The answer is the outputs' values joined
+  by `, `, then a blank line.
+- Values (numbers print as numpy prints the sampler's dtype; `--decimals`
+  truncates inputs as CLRS-Text's samplers do): a node array is `[v0 v1 ...]`
+  (scalars as numbers, masks and pointers as integers, categoricals as the
+  class index); a node mask_one is the index of its one node; a
+  `should_be_permutation` output lists the `key` input in that order (node
+  indices when there is no `key`); an edge array is its rows `[[r0], [r1]]`,
+  categorical entries of a masked pair as -1; a graph scalar is a number, a
+  graph categorical its class, a graph mask/mask_one/pointer numpy's integer
+  print of it.
+- With hints, each output `x` with a hint `x_h` is traced: the hint's first
+  frame joins the inputs as `initial_trace: ...`, its middle frames (not the
+  first, not the last, which equals the output) lead the answer as
+  `f1, f2, ... | output`, and the answer's names line reads `trace | names`.
+  Several traced outputs are joined per frame by `, `. Frames print with
+  their output's type (a sort's `pred_h` as the keys in order).
+- CLRS-30's own exceptions, by algorithm name (`TRACED_INSTEAD`): the
+  string matchers trace their hint `s`; binary search, Kadane's maximum
+  subarray and quickselect trace named hints and answer with their last
+  frame; binary search and Kadane wrap traces in parentheses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+SEPARATOR = ", "
+INITIAL_TRACE = "initial_trace:"
+TRACE_SEPARATOR = " | "
+TRACE = "trace"
+MASKED_CLASS = -1  # CLRS's class value of a pair with no category (lcs_length)
+
+# CLRS-Text's per-algorithm conventions for CLRS-30 names, used with hints:
+# the hints traced instead of `<output>_h`, and whether the answer is their last frame.
+TRACED_INSTEAD: dict[str, tuple[tuple[str, ...], bool]] = {
+    "naive_string_matcher": (("s",), False),
+    "kmp_matcher": (("s",), False),
+    "binary_search": (("low", "high"), True),
+    "find_maximum_subarray_kadane": (("best_low", "best_high"), True),
+    "quickselect": (("pivot",), True),
+}
+PARENTHESISED = frozenset({"binary_search", "find_maximum_subarray_kadane"})
+
+Spec = Mapping[str, Sequence[str]]
+
+
+def format_sample(name: str, spec: Spec, sample: Any, hints: bool = False) -> tuple[str, str]:
+    """`(prompt, answer)` of one sample: a Feedback-like object of batch 1 whose hints
+    are the sample's own frames (see `one_sample`)."""
+    inputs = {dp.name: np.asarray(dp.data)[0] for dp in sample.features.inputs}
+    outputs = {dp.name: np.asarray(dp.data)[0] for dp in sample.outputs}
+    frames = {dp.name: np.asarray(dp.data)[:, 0] for dp in sample.features.hints}
+    key = inputs.get("key")
+
+    def text(datum: str, x: np.ndarray) -> str:
+        return value_text(x, spec[datum][1], spec[datum][2], key)
+
+    shown = [d for d, (stage, _, _) in _items(spec) if stage == "input"
+             and d != "pos" and not (d == "adj" and "A" in spec)]
+    prompt_inputs = SEPARATOR.join(f"{d}: {text(d, inputs[d])}" for d in shown)
+    output_names = [d for d, (stage, _, _) in _items(spec) if stage == "output"]
+    traced, answer_from_trace = TRACED_INSTEAD.get(name, ((), False)) if hints else ((), False)
+    names = list(traced) if traced else output_names
+    if answer_from_trace:
+        answer = SEPARATOR.join(text(h, frames[h][-1]) for h in traced)
+    else:
+        answer = SEPARATOR.join(text(d, outputs[d]) for d in output_names)
+    names_line = SEPARATOR.join(names)
+    if hints:
+        traced_hints = _traced(name, spec, output_names, [dp.name for dp in
+                                                          sample.features.hints])
+        firsts, middles = [], []
+        for hint, shown_as in traced_hints:
+            firsts.append(text(shown_as, frames[hint][0]))
+            middles.append([text(shown_as, f) for f in frames[hint][1:-1]])
+        if len({len(m) for m in middles}) > 1:
+            raise ValueError(f"{name}: traced hints have different numbers of frames")
+        answer = _wrap(name, [answer])
+        names_line = _wrap(name, [names_line])
+        initial = _wrap(name, firsts)
+        if initial:
+            prompt_inputs = SEPARATOR.join([prompt_inputs, f"{INITIAL_TRACE} {initial}"])
+            steps = SEPARATOR.join(_wrap(name, list(step)) for step in zip(*middles))
+            answer = TRACE_SEPARATOR.join([steps, answer])
+        if traced_hints:
+            names_line = TRACE_SEPARATOR.join([TRACE, names_line])
+    return f"{name}:\n{prompt_inputs}\n{names_line}:\n", f"{answer}\n\n"
+
+
+def _items(spec: Spec) -> list[tuple[str, Sequence[str]]]:
+    return list(spec.items())
+
+
+def _traced(name: str, spec: Spec, output_names: list[str], hint_names: list[str]
+            ) -> list[tuple[str, str]]:
+    """The traced hints in the sample's order: (hint, the datum whose type prints it)."""
+    instead, _ = TRACED_INSTEAD.get(name, ((), False))
+    if instead:
+        return [(h, h) for h in hint_names if h in instead]
+    return [(h, h[:-2]) for h in hint_names if h.endswith("_h") and h[:-2] in output_names]
+
+
+def _wrap(name: str, parts: list[str]) -> str:
+    joined = SEPARATOR.join(parts)
+    return f"({joined})" if name in PARENTHESISED else joined
+
+
+def _row(values: Any) -> str:
+    return "[" + " ".join(str(v) for v in values) + "]"
+
+
+def permutation_order(predecessors: np.ndarray) -> np.ndarray:
+    """Node indices in the order a `should_be_permutation` pointer array describes
+    (each node points to the one before it; the first points to itself)."""
+    pred = np.asarray(predecessors).astype(int)
+    followed = np.zeros(len(pred), bool)
+    followed[pred] = True
+    (last,) = np.flatnonzero(~followed)
+    order = [int(last)]
+    while len(order) < len(pred):
+        order.append(int(pred[order[-1]]))
+    return np.asarray(order[::-1])
+
+
+def value_text(x: np.ndarray, location: str, type_: str, key: np.ndarray | None = None
+               ) -> str:
+    """One datum of one sample (no batch axis) as text. A graph datum stays the numpy
+    scalar it is: numpy prints scalars and arrays alike, but only the scalar is CLRS's."""
+    if location == "node":
+        x = np.asarray(x)
+        if type_ == "should_be_permutation":
+            order = permutation_order(x)
+            return _row(key[order] if key is not None else order)
+        if type_ == "mask_one":
+            (index,) = np.flatnonzero(x)
+            return f"{index}"
+        if type_ == "scalar":
+            return _row(x)
+        return _row(_integers(x, type_))
+    if location == "edge":
+        x = np.asarray(x)
+        rows = x if type_ == "scalar" else _integers(x, type_)
+        return "[" + SEPARATOR.join(_row(r) for r in rows) + "]"
+    if location == "graph":
+        if type_ == "scalar":
+            return str(x)
+        if type_ == "categorical":
+            return f"{np.argmax(x, axis=-1)}"
+        return f"{x.astype(int)}"
+    raise ValueError(f"no text form for a {location} {type_}")
+
+
+def _integers(x: np.ndarray, type_: str) -> np.ndarray:
+    """Masks and pointers as integers; categoricals as class indices (-1 where masked)."""
+    if type_ != "categorical":
+        return x.astype(int)
+    classes = np.argmax(x, axis=-1)
+    classes[np.any(x == MASKED_CLASS, axis=-1)] = -1
+    return classes
