@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import algspec
-from algspec.text.format import permutation_order, value_text
+from algspec.text.format import format_sample, permutation_order, value_text
 from algspec.text.records import one_sample, text_records
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,3 +87,69 @@ def test_the_command_writes_one_record_per_sample(tmp_path: Path) -> None:
     again = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
     assert again.returncode == 2 and again.stderr.startswith("error: ")
     assert "--overwrite" in again.stderr
+
+
+# ------------------------------------------------------------------ text back to arrays
+SHIPPED = sorted(p for p in (ROOT / "algorithms").rglob("*.alg") if "lib" not in p.parts)
+
+
+def _reformatted(alg, parsed, hints: bool) -> tuple[str, str]:
+    """`format_sample` of the parsed arrays (a batch of one rebuilt from them)."""
+    from algspec.feedback import DataPoint, Features, Feedback
+    from algspec.text.format import TRACED_INSTEAD, _traced
+
+    spec = alg.spec
+
+    def point(name, data):
+        return DataPoint(name, spec[name][1], spec[name][2], np.asarray(data)[None])
+
+    inputs = [point(d, v) for d, v in parsed.inputs.items()]
+    outputs = [point(d, v) for d, v in parsed.answer.items() if spec[d][0] == "output"]
+    hint_points = []
+    if parsed.initial_trace:
+        names = [h for h, _ in _traced(alg.name, spec, [d for d, s in spec.items()
+                                                        if s[0] == "output"], list(spec))]
+        for k, hint in enumerate(names):
+            frames = [parsed.initial_trace[k]] + [f[k] for f in parsed.trace]
+            from_trace = TRACED_INSTEAD.get(alg.name, ((), False))[1]
+            # the last frame prints only where the answer is read from it
+            last = parsed.answer[hint] if from_trace else parsed.answer.get(hint[:-2], frames[0])
+            data = np.stack([np.asarray(f, np.float32) for f in frames + [last]])
+            hint_points.append(DataPoint(hint, spec[hint][1], spec[hint][2], data[:, None]))
+    sample = Feedback(Features(tuple(inputs), tuple(hint_points), np.ones(1)), tuple(outputs))
+    return format_sample(alg.name, spec, sample, hints)
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
+def test_text_reads_back_into_the_arrays_it_was_written_from(path: Path) -> None:
+    from algspec.text.parse import parse_record
+
+    alg = algspec.load(path)
+    batch = alg.batch_sampler(length=6, num_samples=-1, seed=1).next(2)
+    for hints in (False, True):
+        for i, record in enumerate(text_records(alg, 6, 2, 1, hints=hints)):
+            prompt, answer = record["prompt"], record["references"][0]
+            parsed = parse_record(alg, prompt, answer)
+            assert _reformatted(alg, parsed, hints) == (prompt, answer)
+            sample = one_sample(batch, i)
+            lossless = ("scalar", "mask", "mask_one", "pointer")
+            for dp in list(sample.features.inputs) + list(sample.outputs):
+                got = parsed.inputs.get(dp.name, parsed.answer.get(dp.name))
+                if got is not None and dp.type_ in lossless:
+                    np.testing.assert_array_equal(got, np.asarray(dp.data)[0], err_msg=dp.name)
+
+
+def test_a_model_answer_scores_per_output_and_exactly() -> None:
+    from algspec.text.parse import score_answer
+
+    alg = algspec.load(ROOT / "algorithms" / "clrs" / "bfs.alg")
+    record = next(text_records(alg, 5, 1, 4))
+    prompt, truth = record["prompt"], record["references"][0]
+    assert score_answer(alg, prompt, truth, truth) == {"exact": True, "per_output": {"pi": 1.0},
+                                                       "score": 1.0}
+    values = truth.strip()[1:-1].split()
+    wrong = list(values)
+    wrong[0] = str((int(values[0]) + 1) % 5)
+    graded = score_answer(alg, prompt, "[" + " ".join(wrong) + "]\n\n", truth)
+    assert not graded["exact"] and graded["per_output"]["pi"] == pytest.approx(4 / 5)
+    assert score_answer(alg, prompt, "no idea", truth)["score"] == 0.0

@@ -66,12 +66,10 @@ def format_sample(name: str, spec: Spec, sample: Any, hints: bool = False) -> tu
     def text(datum: str, x: np.ndarray) -> str:
         return value_text(x, spec[datum][1], spec[datum][2], key)
 
-    shown = [d for d, (stage, _, _) in _items(spec) if stage == "input"
-             and d != "pos" and not (d == "adj" and "A" in spec)]
-    prompt_inputs = SEPARATOR.join(f"{d}: {text(d, inputs[d])}" for d in shown)
+    prompt_inputs = SEPARATOR.join(f"{d}: {text(d, inputs[d])}" for d in shown_inputs(spec))
     output_names = [d for d, (stage, _, _) in _items(spec) if stage == "output"]
     traced, answer_from_trace = TRACED_INSTEAD.get(name, ((), False)) if hints else ((), False)
-    names = list(traced) if traced else output_names
+    names = answer_names(name, spec, hints)
     if answer_from_trace:
         answer = SEPARATOR.join(text(h, frames[h][-1]) for h in traced)
     else:
@@ -96,6 +94,18 @@ def format_sample(name: str, spec: Spec, sample: Any, hints: bool = False) -> tu
         if traced_hints:
             names_line = TRACE_SEPARATOR.join([TRACE, names_line])
     return f"{name}:\n{prompt_inputs}\n{names_line}:\n", f"{answer}\n\n"
+
+
+def shown_inputs(spec: Spec) -> list[str]:
+    """The inputs a prompt shows, in spec order."""
+    return [d for d, (stage, _, _) in _items(spec) if stage == "input"
+            and d != "pos" and not (d == "adj" and "A" in spec)]
+
+
+def answer_names(name: str, spec: Spec, hints: bool) -> list[str]:
+    """The data the answer holds: the outputs, or CLRS-30's traced hints instead."""
+    traced = TRACED_INSTEAD.get(name, ((), False))[0] if hints else ()
+    return list(traced) or [d for d, (stage, _, _) in _items(spec) if stage == "output"]
 
 
 def _items(spec: Spec) -> list[tuple[str, Sequence[str]]]:
