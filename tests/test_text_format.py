@@ -153,3 +153,15 @@ def test_a_model_answer_scores_per_output_and_exactly() -> None:
     graded = score_answer(alg, prompt, "[" + " ".join(wrong) + "]\n\n", truth)
     assert not graded["exact"] and graded["per_output"]["pi"] == pytest.approx(4 / 5)
     assert score_answer(alg, prompt, "no idea", truth)["score"] == 0.0
+
+
+def test_the_hugging_face_dataset_holds_the_jsonl_records(tmp_path: Path) -> None:
+    datasets = pytest.importorskip("datasets")
+    from algspec.text.records import write_hf, write_jsonl
+
+    alg = algspec.load(ROOT / "algorithms" / "clrs" / "dfs.alg")
+    write_jsonl(text_records(alg, 5, 3, 7, hints=True), tmp_path)
+    write_hf(text_records(alg, 5, 3, 7, hints=True), tmp_path)
+    lines = [json.loads(x) for x in (tmp_path / "data.jsonl").read_text().splitlines()]
+    assert list(datasets.load_from_disk(str(tmp_path / "hf"))) == lines
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.jsonl", "hf"]  # no leftovers

@@ -28,7 +28,10 @@ def text_command(
     decimals: Annotated[int | None, typer.Option(
         help="Truncate input floats to this many decimals (CLRS-Text's generator uses 3 "
              "for Hugging Face).", min=0)] = None,
-    overwrite: Annotated[bool, typer.Option(help="Replace an existing data.jsonl.")] = False,
+    format_: Annotated[str, typer.Option(
+        "--format", help="jsonl (DIR/data.jsonl) or hf (DIR/hf, a Hugging Face dataset; "
+        "needs the `datasets` package).")] = "jsonl",
+    overwrite: Annotated[bool, typer.Option(help="Replace existing output.")] = False,
     param: Annotated[list[str] | None, typer.Option(
         "--param", "-p", help="Generator parameter override NAME=VALUE; repeatable.")] = None,
     progress: Annotated[bool, typer.Option(
@@ -37,13 +40,29 @@ def text_command(
     """Write K samples of size N as CLRS-Text records (prompt, answer) in DIR/data.jsonl."""
     from algspec.cli import load_or_exit
     from algspec.diagnostics import RuntimeFault
-    from algspec.text.records import DATA_FILE, text_records, write_jsonl
+    from algspec.text.records import (
+        DATA_FILE,
+        FORMATS,
+        HF_FOLDER,
+        text_records,
+        write_hf,
+        write_jsonl,
+    )
 
     if length < 1 or num < 1:
         raise fail("--length and --num must be positive")
+    if format_ not in FORMATS:
+        raise fail(f"--format must be one of {', '.join(FORMATS)}, not {format_!r}")
+    if format_ == "hf":
+        try:
+            import datasets  # noqa: F401
+        except ImportError:
+            raise fail("--format hf needs the `datasets` package: pip install datasets"
+                       ) from None
     check_out_folder(out)
-    if (out / DATA_FILE).exists() and not overwrite:
-        raise fail(f"{out / DATA_FILE} exists; pass --overwrite to replace it")
+    target = out / (HF_FOLDER if format_ == "hf" else DATA_FILE)
+    if target.exists() and not overwrite:
+        raise fail(f"{target} exists; pass --overwrite to replace it")
     try:
         params = parse_params(param)
     except ValueError as e:
@@ -60,16 +79,16 @@ def text_command(
                    dynamic_ncols=True, leave=False)
     words = ["algspec", "text", str(file), "--length", str(length), "--num", str(num),
              "--seed", str(seed), "--out", str(out), *(["--hints"] if hints else []),
-             *(["--decimals", str(decimals)] if decimals is not None else [])]
+             *(["--decimals", str(decimals)] if decimals is not None else []),
+             *(["--format", format_] if format_ != "jsonl" else [])]
     try:
         records = text_records(alg, length, num, seed, hints=hints, decimals=decimals,
                                progress=None if bar is None else (lambda _: bar.update(1)),
                                **params)
-        path = write_jsonl(records, out)
+        path = (write_hf if format_ == "hf" else write_jsonl)(records, out)
     except KeyboardInterrupt:
         raise interrupted(f"writing {num} text records of {alg.name} stopped; nothing was "
-                          f"written to {out / DATA_FILE}; run `{shlex.join(words)}` again"
-                          ) from None
+                          f"written to {target}; run `{shlex.join(words)}` again") from None
     except RuntimeFault as f:
         print(f.diagnostic.concise_block(), file=sys.stderr)
         raise typer.Exit(1) from None

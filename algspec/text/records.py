@@ -22,6 +22,8 @@ from algspec.feedback import Features, Feedback
 from algspec.text.format import format_sample
 
 DATA_FILE = "data.jsonl"
+HF_FOLDER = "hf"  # a Hugging Face `datasets` dataset (`datasets.load_from_disk`)
+FORMATS = ("jsonl", "hf")
 
 
 def one_sample(feedback: Any, i: int) -> Feedback:
@@ -69,5 +71,29 @@ def write_jsonl(records: Iterator[dict[str, Any]], out: Path) -> Path:
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write_hf(records: Iterator[dict[str, Any]], out: Path) -> Path:
+    """`out/hf`: the records as a Hugging Face dataset (`datasets.load_from_disk`), saved
+    to a temporary folder first and renamed, so a stopped run leaves nothing half-written."""
+    import shutil
+
+    import datasets
+    from datasets import Dataset
+
+    datasets.disable_progress_bars()  # the command shows its own progress
+
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / HF_FOLDER
+    tmp = Path(tempfile.mkdtemp(dir=out, prefix=".hf-"))
+    try:
+        Dataset.from_list(list(records)).save_to_disk(str(tmp))
+        if path.exists():
+            shutil.rmtree(path)
+        os.replace(tmp, path)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
         raise
     return path
