@@ -281,6 +281,51 @@ def demo(
 
 
 @app.command()
+def convert(
+    file: Annotated[Path, typer.Argument(help="A .alg file or its .yaml form.")],
+    to: Annotated[str, typer.Option(help="yaml or alg.")] = "yaml",
+    out: Annotated[Path | None, typer.Option(
+        help="Where to write [default: FILE with the other suffix].")] = None,
+    overwrite: Annotated[bool, typer.Option(help="Replace an existing file.")] = False,
+) -> None:
+    """Write an algorithm in its YAML form or back as .alg (the same program: same spec
+    hash; comments kept)."""
+    from algspec.language import yaml_form
+    if to not in ("yaml", "alg"):
+        raise fail(f"--to must be yaml or alg, not {to!r}")
+    check_file(file)
+    target = out or file.with_suffix(".yaml" if to == "yaml" else ".alg")
+    if target.exists() and not overwrite:
+        raise fail(f"{target} exists; pass --overwrite to replace it")
+    if target.resolve() == file.resolve():
+        raise fail(f"{target} is the file being converted; give another --out")
+    if target.is_dir() or (target.parent.exists() and not target.parent.is_dir()):
+        raise fail(f"cannot write {target}: not a file path")
+    from algspec.source_file import read_source
+    try:
+        text = read_source(file)
+        is_yaml = yaml_form.is_yaml_path(str(file))
+        if to == "yaml":
+            converted = yaml_form.to_yaml(yaml_form.to_alg_text(text, str(file))
+                                          if is_yaml else text, str(file))
+        else:
+            converted = yaml_form.to_alg_text(text, str(file)) if is_yaml else text
+        load_or_exit(file)  # converts only what loads: same program, same spec hash
+    except OSError as e:
+        raise fail(f"cannot read {file}: {e.strerror or e}") from None
+    except AlgError as e:
+        print(render(e.diagnostics, "concise"), file=sys.stderr)
+        raise typer.Exit(1) from None
+    from algspec.source_file import write_source_atomic
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_source_atomic(target, converted)
+    except OSError as e:
+        raise fail(f"cannot write {target}: {e.strerror or e}") from None
+    print(f"wrote {target}")
+
+
+@app.command()
 def explain(code: Annotated[str, typer.Argument(help="A diagnostic code, e.g. E401.")]) -> None:
     """Print what a diagnostic code means (from the registry in algspec/codes.py)."""
     from algspec import codes

@@ -19,7 +19,7 @@ SeverityName = Literal["error", "warning", "info"]
 class Code:
     code: str
     severity: SeverityName
-    source: Literal["parser", "checks", "lint", "efficiency", "runtime"]
+    source: Literal["parser", "yaml", "checks", "lint", "efficiency", "runtime"]
     title: str
     doc: str
 
@@ -40,6 +40,10 @@ _ALL = [
     _c("E003", _E, "parser", "empty file", "A file must start with `algorithm NAME`."),
     _c("E004", _E, "parser", "expression nested too deeply",
        "Nesting deeper than the parser and checks support; split the expression with `let`."),
+    _c("E005", _E, "yaml", "malformed YAML form",
+       "A `.yaml` algorithm that is not YAML, or not the form `algspec convert` writes: "
+       "a mapping with `algorithm`, `nodes`, `graph`, a list `data` of declarations and a "
+       "`body` block (docs/yaml.md)."),
     # ---------------------------------------------------------------- declarations
     _c("E101", _E, "checks", "duplicate declaration",
        "A name declared twice, two probes with one CLRS spec name (`as`), or a "

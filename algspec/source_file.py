@@ -33,3 +33,28 @@ def read_source(path: str | os.PathLike[str]) -> str:
     """The text of a `.alg` file; OSError as `open` raises it, AlgError (E001) if not UTF-8."""
     with open(path, "rb") as f:
         return decode_source(f.read(), str(path))
+
+
+def write_source_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Write a source file whole or not at all (a temporary file renamed into place)."""
+    import tempfile
+    from pathlib import Path
+
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+ALGORITHM_SUFFIXES = (".alg", ".yaml", ".yml")  # a .alg file, or its YAML form
+
+
+def is_algorithm_file_name(name: str | os.PathLike[str]) -> bool:
+    """Whether a name is an algorithm file's (`.alg`, or the YAML form) rather than, say,
+    the name of a dm-clrs algorithm."""
+    return str(name).lower().endswith(ALGORITHM_SUFFIXES)

@@ -316,7 +316,18 @@ def _describe_expected(expected: set[str]) -> str:
 
 
 def parse(source: str, path: str = "<string>") -> ast.Program:
-    """Parse source text; raise `AlgError` with `E001`/`E002` diagnostics on bad syntax."""
+    """Parse source text; raise `AlgError` with `E001`/`E002` diagnostics on bad syntax.
+
+    A path ending in `.yaml`/`.yml` holds the YAML form (`algspec.language.yaml_form`):
+    its `.alg` text is parsed and every position mapped back into the YAML file."""
+    from algspec.language import yaml_form
+    if yaml_form.is_yaml_path(path):
+        text, line_map = yaml_form.to_alg(source.removeprefix("\ufeff"), path)
+        try:
+            tree = _parse(text, path, "start")
+        except AlgError as e:
+            raise yaml_form.remap_error(e, line_map) from None
+        return yaml_form.remap(tree, line_map.span)
     if is_library(source):
         raise AlgError([Diagnostic(code="E706", path=path, message="a file of procedures "
                                    "(no `algorithm` header) is a library, not an algorithm",

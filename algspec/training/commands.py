@@ -24,6 +24,7 @@ from algspec.cli_args import (
     split_legacy_processor,
 )
 from algspec.cli_args import fail as _fail
+from algspec.source_file import is_algorithm_file_name
 from algspec.training.config import (
     DEFAULT_BACKEND,
     PAPER_TRAIN_SIZES,
@@ -143,11 +144,11 @@ def train_command(
     except ValueError as exc:
         raise _fail(str(exc)) from None
     if out is None:
-        stem = Path(algorithm).stem if algorithm.endswith(".alg") else algorithm
+        stem = Path(algorithm).stem if is_algorithm_file_name(algorithm) else algorithm
         out = Path("runs") / f"{stem}_{processor}_h{hidden}_s{seed}"
     check_out_folder(out)
     _check_run_folder(out, overwrite)
-    if algorithm.endswith(".alg") or Path(algorithm).is_file():
+    if is_algorithm_file_name(algorithm) or Path(algorithm).is_file():
         _check_alg(Path(algorithm), config.generator_params)
 
     from algspec.training.data import SourceError
@@ -244,7 +245,7 @@ def _dry_run(grid: Any, out: Path, only: list[str] | None) -> None:
     missing: dict[str, int] = {}
     for r in runs:
         alg = r.config.algorithm
-        if alg.endswith(".alg") and not Path(alg).is_file():
+        if is_algorithm_file_name(alg) and not Path(alg).is_file():
             missing[alg] = missing.get(alg, 0) + 1
             print(f"missing  {r.dir}  (no such file: {alg})")
         else:

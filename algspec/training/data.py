@@ -30,6 +30,7 @@ import numpy as np
 
 from algspec.feedback import DataPoint, Features, Feedback
 from algspec.feedback import from_clrs as feedback_from_clrs
+from algspec.source_file import is_algorithm_file_name
 
 # The algorithms whose constant `pred_h` hint CLRS's run.py turns into an input.
 PRED_AS_INPUT_ALGOS = frozenset({
@@ -147,7 +148,7 @@ def resolve_source(source: str, generator_params: Mapping[str, Any] | None = Non
     An `.alg` file needs neither dm-clrs nor TensorFlow; a dm-clrs name imports both."""
     params = dict(generator_params or {})
     path = Path(source)
-    if source.endswith(".alg") or path.is_file():
+    if is_algorithm_file_name(source) or path.is_file():
         setup_jax()
         if not path.is_file():
             raise SourceError(f"{source}: no such file")

@@ -13,13 +13,15 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
+from algspec.source_file import is_algorithm_file_name
+
 ROLES = ("sequential", "parallel")
 
 
 def static_classes(source: str) -> dict[str, Any] | None:
     """Name and T, c, eta, epsilon of an .alg file (Asymptotic classes); None for a dm-clrs name
     or a file that does not load (its runs report that failure themselves)."""
-    if not source.endswith(".alg"):
+    if not is_algorithm_file_name(source):
         return None
     import algspec
     from algspec.diagnostics import AlgError

@@ -63,6 +63,7 @@ from typing import Any
 
 import yaml
 
+from algspec.source_file import is_algorithm_file_name
 from algspec.training.config import (
     BACKENDS,
     DEFAULT_BACKEND,
@@ -147,7 +148,7 @@ def _as_list(value: Any, key: str, kind: type) -> list:
 
 def resolve_algorithm(entry: str, base: Path) -> str:
     """A path relative to the grid file (normalised), or a dm-clrs name unchanged."""
-    if entry.endswith(".alg") or "/" in entry:
+    if is_algorithm_file_name(entry) or "/" in entry:
         p = Path(entry)
         if not p.is_absolute():
             p = base / p
@@ -280,13 +281,13 @@ def _load_variants(raw: Any, path: Path, base: Path) -> list[Variant]:
 
 
 def _stem(source: str) -> str:
-    return Path(source).stem if source.endswith(".alg") else source
+    return Path(source).stem if is_algorithm_file_name(source) else source
 
 
 def _label(source: str) -> str:
     """What a report calls a task's algorithm: its `algorithm` name (two files may share a
     stem), the file stem if it does not load, or the dm-clrs name as given."""
-    if not source.endswith(".alg"):
+    if not is_algorithm_file_name(source):
         return source
     import algspec
     from algspec.diagnostics import AlgError
@@ -454,7 +455,7 @@ def run_grid(
         raise GridError("jobs must be at least 1 and retries at least 0")
     runs = plan(grid, out)
     missing = sorted({r.config.algorithm for r in runs
-                      if r.config.algorithm.endswith(".alg")
+                      if is_algorithm_file_name(r.config.algorithm)
                       and not Path(r.config.algorithm).is_file()})
     if missing:
         raise GridError(f"missing algorithm file(s): {', '.join(missing)}")

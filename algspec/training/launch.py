@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from algspec.source_file import is_algorithm_file_name
 from algspec.training.experiment import GridError, GridProgress, RunSpec, outcome_line
 from algspec.training.runs import RESULT, is_finished, read_result
 from algspec.training.worker import EXIT_RUN_FAILED
@@ -249,7 +250,7 @@ def _probe(address: str, timeout: float = 5.0) -> str | None:
 def _alg_sources(config: dict[str, Any]) -> dict[str, str]:
     """The .alg text a remote worker needs (it may not share our file system)."""
     alg = config["algorithm"]
-    if alg.endswith(".alg") and Path(alg).is_file():
+    if is_algorithm_file_name(alg) and Path(alg).is_file():
         return {alg: Path(alg).read_text()}
     return {}
 
