@@ -392,7 +392,7 @@ SHELL_RULES: list[tuple[str, str]] = [
     (r"^algspec train ", "tiny"),
     (r"^algspec eval ", "tiny"),
     (r"^(nohup )?algspec experiment ", "dry-run"),
-    (r"^algspec (lint|compile|sample|efficiency|explain|demo)\b", "run"),
+    (r"^algspec (lint|compile|sample|text|efficiency|explain|demo)\b", "run"),
 ]
 
 
@@ -456,6 +456,12 @@ def check_output(cmd: str, r: subprocess.CompletedProcess, ws: Path) -> None:
         assert "capacity c = n^2   node efficiency eta = 1   edge efficiency epsilon = 1/n" in out
     elif cmd.startswith("algspec sample"):
         check_sample_folder(cmd, ws)
+    elif cmd.startswith("algspec text"):
+        folder = ws / cmd.split("--out ")[1].split()[0]
+        records = [json.loads(x) for x in (folder / "data.jsonl").read_text().splitlines()]
+        assert len(records) == int(cmd.split("--num ")[1].split()[0])
+        assert all(r["prompt"].startswith("oets:\nkey: [") for r in records)
+        assert all("trace | pred:" in r["prompt"] for r in records) == ("--hints" in cmd)
     elif cmd == "algspec efficiency algorithms/*.alg --table":
         got = md_table(out, "binary_search")
         for doc, after in [("README.md", "For the six shipped algorithms"),
