@@ -85,6 +85,8 @@ def classify(b: Block) -> str:
     if b.lang in ("bash", "sh", "shell", "console") or all(
             re.match(r"^(\$ |algspec |scripts/|nice |python )", ln) for ln in code):
         return "shell"
+    if b.lang == "yaml" and re.search(r"^algorithm: ", b.text, re.MULTILINE):
+        return "alg-yaml"
     if b.lang == "python" and code[0].startswith("@dataclass"):
         return "contract"
     if b.lang == "python":
@@ -177,6 +179,16 @@ def test_alg_program_loads_and_lints_clean(block: Block) -> None:
     shipped = ROOT / "algorithms" / f"{alg.name}.alg"
     if shipped.exists():  # the README's program is the shipped file's, comments aside
         assert alg.spec == algspec.load(shipped).spec
+
+
+@pytest.mark.parametrize("block", params("alg-yaml"))
+def test_alg_yaml_form_is_the_shipped_program(block: Block) -> None:
+    """An algorithm shown in its YAML form is the shipped file's program (same spec hash)."""
+    from algspec.identity import spec_hash
+
+    alg = algspec.load_source(block.text, "doc.yaml")
+    shipped = algspec.load(ROOT / "algorithms" / f"{alg.name}.alg")
+    assert spec_hash(alg.spec, alg.ir) == spec_hash(shipped.spec, shipped.ir)
 
 
 @pytest.mark.parametrize("block", params("alg-declarations"))
