@@ -1,5 +1,5 @@
-"""`--backend algspec`: a whole run (train, validate, test, eval) on an `.alg` file where
-TensorFlow and dm-clrs cannot be imported, dense or on the file's own graph."""
+"""`--backend algspec`: a whole run (train, validate, test, eval) on an algorithm file (its
+YAML form) where TensorFlow and dm-clrs cannot be imported, dense or on the file's own graph."""
 
 from __future__ import annotations
 
@@ -39,8 +39,12 @@ RUN = textwrap.dedent("""
 
 @pytest.mark.slow
 def test_a_run_needs_neither_tensorflow_nor_dm_clrs(tmp_path: Path) -> None:
+    from algspec.language.yaml_form import to_yaml
+
     graph = "sparse"  # dense training runs in the seeds test below
-    algorithm = ROOT / "algorithms" / "parallel" / "bfs_sync.alg"
+    algorithm = tmp_path / "bfs_sync.yaml"  # the YAML form trains as the .alg file does
+    source = ROOT / "algorithms" / "parallel" / "bfs_sync.alg"
+    algorithm.write_text(to_yaml(source.read_text(), str(source)))
     out = tmp_path / "run"
     proc = subprocess.run([sys.executable, "-c", RUN, str(algorithm), graph, str(out)],
                           capture_output=True, text=True, timeout=600, cwd=tmp_path,
