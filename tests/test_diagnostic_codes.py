@@ -299,9 +299,30 @@ def test_analysis_code(case) -> None:
 
 
 # ------------------------------------------------------------------ coverage
+# The YAML form of a file (`t.yaml`): what a hand-written one gets wrong.
+Y_CASES: list[tuple[str, str, int, int, tuple[str, ...]]] = [
+    ("E005", "algorithm: t\nnodes: n\ngraph: complete\nbdy: |\n  record\n", 4, 1,
+     ("unknown key 'bdy'",)),
+    ("E005", "algorithm: t\nnodes: n\ngraph: complete\ndata:\n  - input: node k\n", 5, 5,
+     ("one line of text",)),
+    ("E005", "algorithm t\nnodes n\ngraph complete\n", 1, 1, ("expected a mapping",)),
+]
+
+
+@pytest.mark.parametrize("case", Y_CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(Y_CASES)])
+def test_yaml_form_code(case) -> None:
+    code, src, line, col, fragments = case
+    with pytest.raises(AlgError) as e:
+        algspec.load_source(src, "t.yaml")
+    (d,) = e.value.diagnostics
+    assert (d.code, d.span.line, d.span.column, d.path) == (code, line, col, "t.yaml")
+    for f in fragments:
+        assert f in d.message, (f, d.message)
+
+
 def test_every_registered_code_has_a_triggering_program() -> None:
     covered = {c[0] for c in E_CASES} | {c[0] for c in L_CASES} | {c[0] for c in R_CASES}
-    covered |= {c[0] for c in A_CASES}
+    covered |= {c[0] for c in A_CASES} | {c[0] for c in Y_CASES}
     assert set(CODES) - covered == set(), "add a program for each new code"
     assert covered - set(CODES) == set()
 
