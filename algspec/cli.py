@@ -22,6 +22,7 @@ from algspec.cli_args import (
     check_out_folder,
     fail,
     interrupted,
+    load_or_exit,
     progress_wanted,
 )
 from algspec.cli_args import parse_params as _parse_params
@@ -39,20 +40,6 @@ def parse_params(items: list[str] | None) -> dict[str, Any]:
         return _parse_params(items)
     except ValueError as e:
         raise fail(str(e)) from None
-
-
-def load_or_exit(path: Path):
-    """Compile a file, or print its diagnostics and exit 1."""
-    from algspec.compiled import load_source
-    check_file(path)
-    from algspec.source_file import read_source
-    try:
-        return load_source(read_source(path), str(path))
-    except OSError as e:  # unreadable (permissions, a vanished file)
-        raise fail(f"cannot read {path}: {e.strerror or e}") from None
-    except AlgError as e:
-        print(render(e.diagnostics, "concise"), file=sys.stderr)
-        raise typer.Exit(1) from None
 
 
 ParamOpt = Annotated[list[str] | None, typer.Option(
@@ -291,6 +278,7 @@ def convert(
     """Write an algorithm in its YAML form or back as .alg (the same program: same spec
     hash; comments kept)."""
     from algspec.language import yaml_form
+    from algspec.language.yaml_writer import to_yaml
     if to not in ("yaml", "alg"):
         raise fail(f"--to must be yaml or alg, not {to!r}")
     check_file(file)
@@ -306,8 +294,8 @@ def convert(
         text = read_source(file)
         is_yaml = yaml_form.is_yaml_path(str(file))
         if to == "yaml":
-            converted = yaml_form.to_yaml(yaml_form.to_alg_text(text, str(file))
-                                          if is_yaml else text, str(file))
+            converted = to_yaml(yaml_form.to_alg_text(text, str(file)) if is_yaml else text,
+                                str(file))
         else:
             converted = yaml_form.to_alg_text(text, str(file)) if is_yaml else text
         load_or_exit(file)  # converts only what loads: same program, same spec hash

@@ -232,3 +232,19 @@ def split_legacy_processor(items: list[str] | None, processor: str, default: str
     print(f"note: '-p {chosen}' selects the processor as before; write '--processor {chosen}' "
           "(-p is --param NAME=VALUE in every command)", file=sys.stderr)
     return params, chosen
+
+
+def load_or_exit(path):
+    """Compile an algorithm file (`.alg` or its YAML form), or print its diagnostics and
+    exit 1; a path that is not a readable file is one `error:` line (exit 2)."""
+    from algspec.compiled import load_source
+    from algspec.diagnostics import AlgError, render
+    from algspec.source_file import read_source
+    check_file(path)
+    try:
+        return load_source(read_source(path), str(path))
+    except OSError as e:  # unreadable (permissions, a vanished file)
+        raise fail(f"cannot read {path}: {e.strerror or e}") from None
+    except AlgError as e:
+        print(render(e.diagnostics, "concise"), file=sys.stderr)
+        raise typer.Exit(1) from None

@@ -69,5 +69,5 @@ def infer_n(program: ir.Program, lengths: dict[str, int],
 
 
 def _text(e: ir.Expr) -> str:
-    from algspec.efficiency.lint_rules import expr_str
-    return expr_str(e)
+    from algspec.size_text import size_text
+    return size_text(e)

@@ -39,7 +39,7 @@ RUN = textwrap.dedent("""
 
 @pytest.mark.slow
 def test_a_run_needs_neither_tensorflow_nor_dm_clrs(tmp_path: Path) -> None:
-    from algspec.language.yaml_form import to_yaml
+    from algspec.language.yaml_writer import to_yaml
 
     graph = "sparse"  # dense training runs in the seeds test below
     algorithm = tmp_path / "bfs_sync.yaml"  # the YAML form trains as the .alg file does

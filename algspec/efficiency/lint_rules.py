@@ -25,11 +25,12 @@ from typing import Any
 
 import numpy as np
 
-from algspec import ir, ops
+from algspec import ir
 from algspec.diagnostics import Diagnostic, RuntimeFault, Severity, Span
 from algspec.efficiency.asymptotic import Asymptotic, fit_slope, n, one
 from algspec.efficiency.measured import max_trips
 from algspec.efficiency.static import StaticEfficiency, analyse, eval_size
+from algspec.size_text import size_text
 
 W201_HELP = ("update the nodes in parallel (`round { forall v ... }`) so each round keeps a "
              "constant share of the n processors busy; see docs/efficiency.md")
@@ -89,14 +90,8 @@ def efficiency_lints(program: ir.Program,
 
 # ================================================================ W202
 def expr_str(e: ir.Expr) -> str:
-    """Source-like text of a size expression (for messages); op text from `algspec.ops`."""
-    def leaf(x: ir.Expr) -> str:
-        if isinstance(x, ir.Const):
-            return str(x.value)
-        if isinstance(x, ir.Size):
-            return x.which
-        return "?"
-    return ops.text(e, leaf)
+    """Source-like text of a size expression (for messages): `algspec.size_text`."""
+    return size_text(e)
 
 
 def _loops(program: ir.Program) -> dict[int, ir.Statement]:

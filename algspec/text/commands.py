@@ -38,7 +38,7 @@ def text_command(
         help="Show progress on stderr when it is a terminal.")] = True,
 ) -> None:
     """Write K samples of size N as CLRS-Text records (prompt, answer) in DIR/data.jsonl."""
-    from algspec.cli import load_or_exit
+    from algspec.cli_args import load_or_exit
     from algspec.diagnostics import RuntimeFault
     from algspec.text.records import (
         DATA_FILE,

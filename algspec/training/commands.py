@@ -54,7 +54,7 @@ def _params(items: list[str] | None) -> dict[str, Any]:
 def _check_alg(path: Path, params: dict[str, Any]) -> None:
     """A `.alg` file's diagnostics (exit 1) and bad `--param`s (exit 2) before JAX starts
     and before the run folder exists."""
-    from algspec.cli import load_or_exit
+    from algspec.cli_args import load_or_exit
     alg = load_or_exit(path)
     try:
         alg.generator_params(**params)

@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from algspec.source_file import is_algorithm_file_name
-from algspec.training.experiment import GridError, GridProgress, RunSpec, outcome_line
+from algspec.training.grid import GridError, RunSpec
+from algspec.training.grid_progress import GridProgress, outcome_line
 from algspec.training.runs import RESULT, is_finished, read_result
 from algspec.training.worker import EXIT_RUN_FAILED
 
