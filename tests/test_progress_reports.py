@@ -80,11 +80,11 @@ def test_sample_progress_bar_counts_samples_then_arrays(
 
 def test_grid_status_has_done_running_failed_and_an_eta(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from algspec.training import experiment
+    from algspec.training import grid_progress
 
     clock = [100.0]
-    monkeypatch.setattr(experiment.time, "monotonic", lambda: clock[0])
-    tracker = experiment.GridProgress(10)
+    monkeypatch.setattr(grid_progress.time, "monotonic", lambda: clock[0])
+    tracker = grid_progress.GridProgress(10)
     assert tracker.status(2) == "0/10 done, 2 running, 0 failed"  # no pace yet: no ETA
     clock[0] = 160.0
     tracker.finished(True)
