@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -15,12 +16,31 @@ from pathlib import Path
 
 import pytest
 
+# What a test module reads, by what its source names: `-m "not clrs"` runs without dm-clrs
+# (and TensorFlow), `-m "not jax"` without JAX models; `-m "not slow and not clrs and not
+# jax"` is the fast core loop (language, lowering, interpreter, efficiency, lint, text).
+USES = {
+    "clrs": re.compile(r"\bclrs\._src\b|^\s*(import|from) clrs\b|importorskip\(\"clrs|"
+                       r"algspec\.clrs_bridge|to_clrs\b|BaselineModel", re.MULTILINE),
+    "jax": re.compile(r"^\s*(import|from) (jax|haiku|optax)\b|importorskip\(\"jax|"
+                      r"algspec\.nn\b|algspec\.training\.(trainer|backends|data)\b|"
+                      r"\"train\"|\balgspec train\b", re.MULTILINE),
+}
+
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Modules with slow tests first: with several workers, a long test started last would
-    leave the others idle while it finishes. A module's tests stay together and in order,
-    so its module-scoped fixtures (a trained run) are built once, not again after another
-    module's tests."""
+    """Mark each test with what its module uses (`USES`), then put modules with slow tests
+    first: with several workers, a long test started last would leave the others idle
+    while it finishes. A module's tests stay together and in order, so its module-scoped
+    fixtures (a trained run) are built once, not again after another module's tests."""
+    sources: dict[str, str] = {}
+    for item in items:
+        path = str(item.path)
+        if path not in sources:
+            sources[path] = Path(path).read_text(encoding="utf-8", errors="replace")
+        for marker, pattern in USES.items():
+            if pattern.search(sources[path]):
+                item.add_marker(marker)
     has_slow = {item.module for item in items if item.get_closest_marker("slow") is not None}
     items.sort(key=lambda item: item.module not in has_slow)
 
