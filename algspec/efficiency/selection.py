@@ -38,6 +38,7 @@ import numpy as np
 
 from algspec import ir, libm, ops
 from algspec.efficiency.asymptotic import Asymptotic
+from algspec.graph_kinds import GRAPH_KINDS
 
 # Sizes at which the skeleton runs; it stops early once a size costs too much.
 SIZES = (8, 16, 32, 64, 128, 256, 512, 1024, 2048)
@@ -71,17 +72,8 @@ class Selections:
 
 
 def _edge_mask(kind: str, N: int) -> np.ndarray | None:
-    i = np.arange(N)[:, None]
-    j = np.arange(N)[None, :]
-    if kind == "complete":
-        return np.ones((N, N), bool)
-    if kind == "empty":
-        return i == j
-    if kind == "path":
-        return np.abs(i - j) <= 1
-    if kind == "star":
-        return (i == j) | (i == 0) | (j == 0)
-    return None
+    """The built-in graph's pairs (`algspec.graph_kinds`); None for an input graph."""
+    return GRAPH_KINDS[kind].mask(N) if kind in GRAPH_KINDS else None
 
 
 class _Skeleton:

@@ -55,6 +55,7 @@ from algspec.efficiency import selection
 from algspec.efficiency.asymptotic import Asymptotic, Share, m, n, one, zero
 from algspec.efficiency.selection import Selections
 from algspec.efficiency.size_classes import SizeClass
+from algspec.graph_kinds import GRAPH_KINDS
 
 E605_HELP = ("write it as a class n^a m^b log^c n (log log n)^d: n, m, log2, sqrt, min, max, "
              "constant powers and 2 ** (k * log2(n) + c) (`algspec explain E605`)")
@@ -249,9 +250,11 @@ def eval_size(e: ir.Expr, n: float, m: float | None = None, N: float | None = No
 
 
 def edge_class(graph: ir.Graph, nodes: Asymptotic) -> Asymptotic:
-    """|E| of the interconnection graph: complete N^2, empty/path/star N, input m."""
-    return {"complete": nodes * nodes, "empty": nodes, "path": nodes, "star": nodes,
-            "input": m}[graph.kind]
+    """|E| of the interconnection graph: a built-in kind's (`algspec.graph_kinds`), input m."""
+    kind = GRAPH_KINDS.get(graph.kind)
+    if kind is None:
+        return m
+    return {"N^2": nodes * nodes, "N": nodes}[kind.edges]
 
 
 # ================================================================ data dependence
@@ -658,7 +661,9 @@ class _Analyser:
         """
         if self.prog.graph.kind == "complete":
             return self.N
-        if self.prog.graph.kind == "star" and (
+        hub = GRAPH_KINDS[self.prog.graph.kind].hub if self.prog.graph.kind in GRAPH_KINDS \
+            else None
+        if hub == 0 and (
                 _const_value(node) == 0 and not isinstance(_const_value(node), bool) or
                 isinstance(node, ir.IndexVar) and any(node.name in b.zero for b in stack)):
             return self.N

@@ -9,6 +9,7 @@ import numpy as np
 from algspec import ir, ops
 from algspec.diagnostics import Span
 from algspec.generators import GENERATORS, check_declared_type, validate_params
+from algspec.graph_kinds import GRAPH_KINDS
 from algspec.language import ast
 from algspec.lowering.scope import (
     PROBED_TYPES,
@@ -53,7 +54,8 @@ class Declarations(Reporter):
             else:
                 self.rejected.add(d.name)  # its uses are not "unknown names"
         # Implicit interconnection-graph input, after the declared inputs.
-        if self.prog.graph_kind in ("empty", "path", "star"):
+        kind = GRAPH_KINDS.get(self.prog.graph_kind)
+        if kind is not None and kind.ir_mask is not None:
             clash = next((k for k, x in self.decls.items()
                           if k == "adj" or (x.probed and x.spec_name == "adj")), None)
             if clash is not None:
@@ -63,7 +65,7 @@ class Declarations(Reporter):
             else:
                 adj = ir.DataDecl(name="adj", stage=ir.Stage.INPUT, loc=ir.Loc.EDGE,
                                   clrs_type="mask", dtype=ir.DType.BOOL, implicit=True,
-                                  derived=_builtin_graph(self.prog.graph_kind))
+                                  derived=kind.ir_mask)
                 items = list(self.decls.items())
                 last_input = max(k for k, (_, dd) in enumerate(items) if dd.stage == ir.Stage.INPUT)
                 items.insert(last_input + 1, ("adj", adj))
@@ -348,28 +350,6 @@ def _constant(e: ir.Expr) -> int | float | bool | None:
             return np.asarray(op.numpy(*(np.asarray(v) for v in values))).item()
     except (ArithmeticError, ValueError, TypeError):
         return None
-
-
-def _builtin_graph(kind: str) -> ir.Expr:
-    """The edge mask of a built-in interconnection graph, pointwise in (@i, @j)."""
-    i, j = ir.IndexVar(name="@i", axis=0), ir.IndexVar(name="@j", axis=1)
-    b = ir.DType.BOOL
-
-    def eq(x, y):
-        return ir.Binary(op="==", left=x, right=y, dtype=b)
-
-    def orr(x, y):
-        return ir.Binary(op="or", left=x, right=y, dtype=b)
-
-    loop = eq(i, j)
-    if kind == "empty":
-        return loop
-    one = ir.Const(value=1, dtype=ir.DType.INT)
-    if kind == "path":
-        return orr(loop, orr(eq(ir.Binary(op="+", left=i, right=one, dtype=ir.DType.INT), j),
-                             eq(ir.Binary(op="+", left=j, right=one, dtype=ir.DType.INT), i)))
-    zero = ir.Const(value=0, dtype=ir.DType.INT)
-    return orr(loop, orr(eq(i, zero), eq(j, zero)))  # star centred on node 0
 
 
 def _in_n(e: ast.Expr) -> bool:
