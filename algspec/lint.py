@@ -9,6 +9,8 @@ line with a comment `# allow: L102` (several codes separated by commas).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from algspec import codes, ir
@@ -43,50 +45,115 @@ def _has_break(stmts: list[ir.Statement]) -> bool:
     return False
 
 
-def ir_rules(prog: ir.Program) -> list[Diagnostic]:
-    """Rules that read the IR alone."""
-    out: list[Diagnostic] = []
-    reads, writes = _reads_and_writes(prog)
+Finding = tuple[str, Span, str | None]  # message, where, help
 
-    def warn(code: str, msg: str, span: Span, help: str | None = None) -> None:
-        out.append(Diagnostic(code=code, severity=Severity.WARNING, message=msg, span=span,
-                              path=prog.path, help=help))
 
-    inputs = {d.name for d in prog.decls if d.stage == ir.Stage.INPUT}
-    for d in prog.decls:
-        if d.implicit or d.name == "pos":  # CLRS's positions are for the model, declared or not
+@dataclass(frozen=True)
+class _Facts:
+    """What several rules read: data read and written, the inputs."""
+
+    reads: set[str]
+    writes: set[str]
+    inputs: set[str]
+
+
+@dataclass(frozen=True)
+class LintRule:
+    """A rule over the IR: its code (registered in `algspec.codes`) and its check."""
+
+    code: str
+    check: Callable[[ir.Program, _Facts], Iterator[Finding]]
+
+
+# code -> rule, in the order they report; `rule` registers each check below.
+LINT_RULES: dict[str, LintRule] = {}
+
+
+def rule(code: str) -> Callable[[Callable[[ir.Program, _Facts], Iterator[Finding]]],
+                                 Callable[[ir.Program, _Facts], Iterator[Finding]]]:
+    """Register a check as the rule for `code`."""
+    def register(check: Callable[[ir.Program, _Facts], Iterator[Finding]]
+                 ) -> Callable[[ir.Program, _Facts], Iterator[Finding]]:
+        if code in LINT_RULES or code not in RULES:
+            raise ValueError(f"lint rule {code}: registered twice or not in algspec/codes.py")
+        LINT_RULES[code] = LintRule(code, check)
+        return check
+    return register
+
+
+def _probes(prog: ir.Program) -> Iterator[ir.DataDecl]:
+    """Declarations a user wrote (not the implicit `adj`, not CLRS's `pos`)."""
+    return (d for d in prog.decls if not d.implicit and d.name != "pos")
+
+
+@rule("L101")
+def _never_read(prog: ir.Program, facts: _Facts) -> Iterator[Finding]:
+    for d in _probes(prog):
+        if d.stage in (ir.Stage.STATE, ir.Stage.INPUT) and d.name not in facts.reads:
+            yield f"{d.stage.value} `{d.name}` is never read", d.span, "remove it, or use it"
+
+
+@rule("L102")
+def _constant_hint(prog: ir.Program, facts: _Facts) -> Iterator[Finding]:
+    for d in _probes(prog):
+        if d.stage != ir.Stage.HINT:
             continue
-        if d.stage in (ir.Stage.STATE, ir.Stage.INPUT) and d.name not in reads:
-            warn("L101", f"{d.stage.value} `{d.name}` is never read", d.span,
-                 help="remove it, or use it")
-        if d.stage == ir.Stage.HINT:
-            if d.derived is not None:
-                deps = ir.reads(d.derived)
-                constant = deps <= inputs or not (deps & writes)
-            else:
-                constant = d.name not in writes
-            if constant:
-                warn("L102", f"hint `{d.name}` never changes; CLRS treats such data as an input",
-                     d.span, help="declare it as an input, or allow it with `# allow: L102`")
+        if d.derived is not None:
+            deps = ir.reads(d.derived)
+            constant = deps <= facts.inputs or not (deps & facts.writes)
+        else:
+            constant = d.name not in facts.writes
+        if constant:
+            yield (f"hint `{d.name}` never changes; CLRS treats such data as an input", d.span,
+                   "declare it as an input, or allow it with `# allow: L102`")
+
+
+@rule("L103")
+def _output_never_written(prog: ir.Program, facts: _Facts) -> Iterator[Finding]:
+    for d in _probes(prog):
         if d.stage == ir.Stage.OUTPUT and d.derived is None and d.initial is None \
-                and d.name not in writes:
-            warn("L103", f"output `{d.name}` is never written", d.span)
+                and d.name not in facts.writes:
+            yield f"output `{d.name}` is never written", d.span, None
+
+
+@rule("L104")
+def _while_true(prog: ir.Program, facts: _Facts) -> Iterator[Finding]:
     for s, _ in ir.walk_statements(prog.body):
         if isinstance(s, ir.While) and isinstance(s.cond, ir.Const) and s.cond.value is True \
                 and not _has_break(s.body):
-            warn("L104", "`while true` without a `break`: only its bound stops it", s.span)
+            yield "`while true` without a `break`: only its bound stops it", s.span, None
+
+
+@rule("L105")
+def _no_record(prog: ir.Program, facts: _Facts) -> Iterator[Finding]:
     hints = [d for d in prog.decls if d.stage == ir.Stage.HINT]
     if hints and not any(isinstance(s, ir.Record) for s, _ in ir.walk_statements(prog.body)):
-        warn("L105", f"hint `{hints[0].name}` is never recorded: the program has no `record`, "
-             "so every trajectory has 0 frames", hints[0].span,
-             help="add `record` where a frame ends (e.g. at the start and after each round)")
+        yield ((f"hint `{hints[0].name}` is never recorded: the program has no `record`, "
+               "so every trajectory has 0 frames"), hints[0].span,
+               "add `record` where a frame ends (e.g. at the start and after each round)")
+
+
+@rule("L106")
+def _edge_mask_one(prog: ir.Program, facts: _Facts) -> Iterator[Finding]:
     for d in prog.decls:
         if d.clrs_type == "mask_one" and d.loc == ir.Loc.EDGE and d.stage != ir.Stage.STATE:
-            warn("L106", f"edge `mask_one` `{d.name}`: dm-clrs reads it one-hot per row, so "
-                 "training sees only the row that holds the 1", d.span,
-                 help="declare an edge `mask`, or a node/graph `pointer` to the chosen edge's "
-                      "end")
-    return out
+            yield ((f"edge `mask_one` `{d.name}`: dm-clrs reads it one-hot per row, so "
+                   "training sees only the row that holds the 1"), d.span,
+                   "declare an edge `mask`, or a node/graph `pointer` to the chosen edge's end")
+
+
+def ir_rules(prog: ir.Program) -> list[Diagnostic]:
+    """The findings of every registered rule over the IR (`LINT_RULES`)."""
+    reads, writes = _reads_and_writes(prog)
+    facts = _Facts(reads, writes, {d.name for d in prog.decls if d.stage == ir.Stage.INPUT})
+    return [Diagnostic(code=r.code, severity=Severity.WARNING, message=message, span=span,
+                       path=prog.path, help=help)
+            for r in LINT_RULES.values() for message, span, help in r.check(prog, facts)]
+
+
+# The analysis rules live with the efficiency analysis; lint runs them after the IR rules:
+# W201 from the static classes, W202 from sampling small sizes (`_lint_source`).
+ANALYSIS_RULES = ("W201", "W202")
 
 
 def _allowed(source: str) -> dict[int, set[str]]:
