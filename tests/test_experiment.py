@@ -143,6 +143,8 @@ def test_report_has_table2_layout_and_figures(tmp_path: Path) -> None:
     assert {"time_ratio_h8", "curves_searching_h8", "curves_sorting_h8"} <= set(report["figures"])
     saved = json.loads((out / "results.json").read_text())
     assert saved["finished"] == 16 and len(saved["runs"]) == 16
+    # which model produced the numbers (the fake runs name none: dm-clrs's, as old runs)
+    assert "model: backend clrs." in md
 
 
 @pytest.mark.slow

@@ -265,9 +265,14 @@ def write_report(grid: Grid, out: Path) -> dict[str, Any]:
     lines = [f"# {grid.name}: out-of-distribution test scores", "", SCORE_NOTE, ""]
     n_done, n_all = len(rows), len(plan(grid, out))
     first = rows[0]["result"] if rows else {}
+    # runs saved before result.json named its backend were dm-clrs's model
+    models = sorted({(x["result"].get("backend", "clrs"), x["result"].get("graph", "dense"))
+                     for x in rows})
+    model_text = ", ".join(f"backend {b}" + (f" ({g})" if b != "clrs" else "")
+                           for b, g in models) or "-"
     lines.append(f"{n_done} of {n_all} runs finished. Test at n = {first.get('test', {}).get('size', '?')}"
                  f", mean ± sample std over seeds {grid.seeds}; "
-                 f"device: {first.get('device', '?')}.")
+                 f"device: {first.get('device', '?')}; model: {model_text}.")
     if first:
         wall = sum(x["result"].get("train_seconds", 0.0) + x["result"].get("test_seconds", 0.0)
                    for x in rows)
