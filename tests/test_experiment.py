@@ -467,8 +467,8 @@ def test_a_remote_worker_without_our_files_gets_the_sources(tmp_path: Path) -> N
         return {}
 
     cfg = TrainConfig(algorithm="../../algs/a.alg").to_dict()
-    files = _train_remote(cfg, {"../../algs/a.alg": "algorithm a\n"},
-                          str(tmp_path / "not-here"), fake)
+    (files,) = _train_remote([cfg], {"../../algs/a.alg": "algorithm a\n"},
+                             str(tmp_path / "not-here"), fake)
     assert seen["text"] == "algorithm a\n"
     assert json.loads(files["config.json"])["algorithm"] == "../../algs/a.alg"
     write_run_files(tmp_path / "run", files)

@@ -26,13 +26,14 @@ def test_every_backend_in_the_table_is_complete() -> None:
 
 
 def test_config_checks_the_backend_and_graph() -> None:
-    assert TrainConfig(algorithm="x").backend == "clrs"
+    default = TrainConfig(algorithm="x")
+    assert (default.backend, default.graph) == ("algspec", "dense")  # dense parity by default
     with pytest.raises(ValueError, match="unknown backend"):
         TrainConfig(algorithm="x", backend="tf")
     with pytest.raises(ValueError, match="graph must be one of dense, sparse"):
         TrainConfig(algorithm="x", backend="algspec", graph="knn")
     with pytest.raises(ValueError, match="sparse needs backend algspec"):
-        TrainConfig(algorithm="x", graph="sparse")
+        TrainConfig(algorithm="x", backend="clrs", graph="sparse")
     TrainConfig(algorithm="x", backend="algspec", graph="sparse")
     with pytest.raises(ValueError, match="triplet_mpnn is dense only"):
         TrainConfig(algorithm="x", processor="triplet_mpnn", backend="algspec", graph="sparse")
@@ -57,18 +58,19 @@ def test_a_grid_names_its_backend_at_the_top_or_under_train(tmp_path: Path) -> N
     with pytest.raises(GridError, match="top level but 'clrs' under train"):
         load_grid(_grid(tmp_path, backend="algspec", train={"backend": "clrs"}))
     with pytest.raises(GridError, match="sparse needs backend algspec"):
-        load_grid(_grid(tmp_path, graph="sparse"))
+        load_grid(_grid(tmp_path, backend="clrs", graph="sparse"))
+    assert load_grid(_grid(tmp_path, graph="sparse")).train["graph"] == "sparse"
 
 
 def test_a_run_saved_before_backends_existed_is_not_a_changed_run(tmp_path: Path) -> None:
-    grid = load_grid(_grid(tmp_path))
+    grid = load_grid(_grid(tmp_path, backend="clrs"))  # as the committed grids name it
     run = plan(grid, tmp_path / "out")[0]
     run.dir.mkdir(parents=True)
     saved = run.config.to_dict()
     del saved["backend"], saved["graph"]
     (run.dir / "config.json").write_text(json.dumps(saved))
     assert _config_mismatch(run) == []
-    other = load_grid(_grid(tmp_path, backend="algspec"))
+    other = load_grid(_grid(tmp_path))  # the default is algspec's model: not that run
     assert _config_mismatch(plan(other, tmp_path / "out")[0]) == ["backend"]
 
 
@@ -85,7 +87,8 @@ def test_a_grid_trains_the_seeds_of_a_cell_as_one_program_with_algspec(tmp_path:
     assert sorted(len(u) for u in algspec_units) == [3, 3, 3, 3]  # 2 algorithms x 2 processors
     for unit in algspec_units:
         assert len({(a, p) for a, p, _ in unit}) == 1 and [s for *_, s in unit] == [0, 1, 2]
-    assert all(len(u) == 1 for u in units())  # dm-clrs's model: one run per process
+    assert all(len(u) == 1 for u in units(backend="clrs"))  # dm-clrs's model: one per process
+    assert units() == units(backend="algspec")  # the default groups seeds
 
 
 def test_a_config_saved_before_the_backend_existed_means_dm_clrs_dense() -> None:

@@ -45,7 +45,7 @@ HINT_MODES = ("encoded_decoded", "decoded_only", "none")
 # Training backends (`algspec.training.backends.BACKENDS` holds their implementations):
 # dm-clrs's BaselineModel as it is, or algspec's own model (`algspec.nn`).
 BACKENDS = ("clrs", "algspec")
-DEFAULT_BACKEND = "clrs"  # what `train`, `eval` and a grid use unless told
+DEFAULT_BACKEND = "algspec"  # what `train` and a grid use unless told (a run keeps its own)
 # How algspec's model passes messages: over all N x N pairs (dm-clrs's parity mode), or
 # along the edge list of the file's interconnection graph plus pointer edges.
 GRAPH_MODES = ("dense", "sparse")

@@ -256,19 +256,18 @@ def _alg_sources(config: dict[str, Any]) -> dict[str, str]:
     return {}
 
 
-def _train_remote(config: dict[str, Any], sources: dict[str, str], cwd: str,
-                  train_fn: Callable[..., Any] | None) -> dict[str, bytes]:
-    """Body of a Ray task: train into a scratch folder, return its files.
+def _train_remote(configs: list[dict[str, Any]], sources: dict[str, str], cwd: str,
+                  train_fn: Callable[..., Any] | None) -> list[dict[str, bytes]]:
+    """Body of a Ray task: train a unit (`seed_units`: one run, or the seeds of a cell as
+    one program) into scratch folders; return each run's files.
 
     Runs in the driver's working directory when this node has it (a local
     instance or a shared file system), else in a scratch folder holding the
     `.alg` sources at the same relative paths, so the saved config is the
-    driver's either way.
+    driver's either way. `train_fn` (tests) trains one run at a time.
     """
     from algspec.training.config import TrainConfig
 
-    if train_fn is None:
-        from algspec.training.trainer import train as train_fn
     scratch = Path(tempfile.mkdtemp(prefix="algspec-run-"))
     old = os.getcwd()
     try:
@@ -283,9 +282,18 @@ def _train_remote(config: dict[str, Any], sources: dict[str, str], cwd: str,
                 target.write_text(text)
         here.mkdir(parents=True, exist_ok=True)
         os.chdir(here)
-        out = scratch / "run"
-        train_fn(TrainConfig.from_dict(config), out, progress=False)
-        return {str(f.relative_to(out)): f.read_bytes() for f in out.rglob("*") if f.is_file()}
+        runs = [TrainConfig.from_dict(c) for c in configs]
+        outs = [scratch / f"run{k}" for k in range(len(runs))]
+        if train_fn is None and len(runs) > 1:
+            from algspec.training.trainer import train_seeds
+            train_seeds(runs, outs, progress=False)
+        else:
+            if train_fn is None:
+                from algspec.training.trainer import train as train_fn
+            for config, out in zip(runs, outs, strict=True):
+                train_fn(config, out, progress=False)
+        return [{str(f.relative_to(out)): f.read_bytes() for f in out.rglob("*") if f.is_file()}
+                for out in outs]
     finally:
         os.chdir(old)
         shutil.rmtree(scratch, ignore_errors=True)
@@ -349,8 +357,8 @@ def run_ray(
     task = ray.remote(max_retries=retries, num_cpus=cpus_per_run,
                       num_gpus=gpus_per_run)(_train_remote)
     cwd = os.getcwd()
-    pending: dict[Any, RunSpec] = {}
-    queue = list(todo)
+    pending: dict[Any, list[RunSpec]] = {}
+    queue = seed_units(todo)  # with the algspec backend, a cell's seeds are one task
     outcomes: list[Outcome] = []
     tracker = GridProgress(len(todo))
     limit = jobs or len(todo) or 1
@@ -363,35 +371,44 @@ def run_ray(
     try:
         while queue or pending:
             while queue and len(pending) < limit:
-                r = queue.pop(0)
-                if r.done:  # finished meanwhile (another grid process): keep it
-                    ended(Outcome(r, True, attempts=0))
+                unit = []
+                for r in queue.pop(0):
+                    if r.done:  # finished meanwhile (another grid process): keep it
+                        ended(Outcome(r, True, attempts=0))
+                    else:
+                        unit.append(r)
+                if not unit:
                     continue
-                cfg = r.config.to_dict()
-                pending[task.remote(cfg, _alg_sources(cfg), cwd, train_fn)] = r
+                cfgs = [r.config.to_dict() for r in unit]
+                pending[task.remote(cfgs, _alg_sources(cfgs[0]), cwd, train_fn)] = unit
             if not pending:
                 continue
             ready, _ = ray.wait(list(pending), num_returns=1)
-            r = pending.pop(ready[0])
+            unit = pending.pop(ready[0])
+            failure: Outcome | None = None
             try:
                 files = ray.get(ready[0])
-                if not r.done:  # a finished run there is never replaced
-                    write_run_files(r.dir, files)
-                o = Outcome(r, True)
+                for r, run_files in zip(unit, files, strict=True):
+                    if not r.done:  # a finished run there is never replaced
+                        write_run_files(r.dir, run_files)
             except ray.exceptions.RayTaskError as exc:  # training raised
                 cause = exc.cause if getattr(exc, "cause", None) is not None else exc
-                o = Outcome(r, False, f"{type(cause).__name__}: {cause}".splitlines()[0])
+                failure = Outcome(unit[0], False,
+                                  f"{type(cause).__name__}: {cause}".splitlines()[0])
             except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError,
                     ray.exceptions.ObjectLostError) as exc:
-                o = Outcome(r, False, f"worker died: {type(exc).__name__}", died=True,
-                            attempts=retries + 1)
+                failure = Outcome(unit[0], False, f"worker died: {type(exc).__name__}",
+                                  died=True, attempts=retries + 1)
             except ray.exceptions.RayError as exc:  # e.g. a task that could not start
-                o = Outcome(r, False, f"{type(exc).__name__}: {exc}".splitlines()[0])
+                failure = Outcome(unit[0], False, f"{type(exc).__name__}: {exc}".splitlines()[0])
             except (OSError, ValueError) as exc:
-                o = Outcome(r, False, f"{type(exc).__name__}: {exc}")
-            if not o.ok and r.done:  # finished elsewhere while this attempt failed
-                o = Outcome(r, True, attempts=o.attempts)
-            ended(o)
+                failure = Outcome(unit[0], False, f"{type(exc).__name__}: {exc}")
+            for r in unit:
+                if failure is None or r.done:  # finished elsewhere while this attempt failed
+                    ended(Outcome(r, True, attempts=failure.attempts if failure else 1))
+                else:
+                    ended(Outcome(r, False, failure.error, died=failure.died,
+                                  attempts=failure.attempts))
     finally:
         for ref in pending:
             ray.cancel(ref, force=True)
