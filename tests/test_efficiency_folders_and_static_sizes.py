@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from algspec.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
-EVERYDAY = ROOT / "tests" / "everyday_eff"
+EVERYDAY = ROOT / "tests" / "programs_loop_bounds"
 PREFIX_SUMS = ROOT / "algorithms" / "parallel" / "prefix_sums.alg"
 
 

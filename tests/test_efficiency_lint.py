@@ -183,7 +183,7 @@ def test_w202_additive_offset_below_a_linear_bound_is_not_growth() -> None:
     assert len(bound_growth_lints(alg.ir, {sid: {4: 2, 8: 6, 16: 20, 32: 60}})) == 1
 
 
-NEEDLE = (Path(__file__).resolve().parent / "outsider_lang" / "naive_match.alg").read_text()
+NEEDLE = (Path(__file__).resolve().parent / "programs_language" / "naive_match.alg").read_text()
 
 
 def test_lint_skips_sizes_a_generator_cannot_draw() -> None:

@@ -1,6 +1,6 @@
 """Sampled bound findings: W202 predicts only real growth; exceeded bounds are errors.
 
-Programs in tests/everyday_eff: a binary-heap priority queue (sift-up and sift-down
+Programs in tests/programs_loop_bounds: a binary-heap priority queue (sift-up and sift-down
 under `bound ceil(log2(n)) + 1`) and insertion sort (n - 1 shifts under `bound n + 2`)
 approach their bounds from below with an offset and are never flagged; loops of n
 trips under `6 * sqrt(n)`, n ceil(log2 n) under `4 * n` and n^2 / 8 under `2 * n` are
@@ -26,7 +26,7 @@ from algspec.efficiency.lint_rules import (
 )
 from algspec.lint import lint_source
 
-HERE = Path(__file__).resolve().parent / "everyday_eff"
+HERE = Path(__file__).resolve().parent / "programs_loop_bounds"
 SIZES = (4, 8, 16, 32, 64, 128)
 
 

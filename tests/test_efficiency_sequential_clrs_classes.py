@@ -1,5 +1,5 @@
 """Static efficiency of sequential CLRS-style algorithms written from the README alone
-(tests/outsider_seq/).
+(tests/programs_sequential_efficiency/).
 
 Frames: one `record` per elementary step (comparison, shift, probe, relaxation, DP
 cell, split point), except the files named *_per_k / *_row, which record one frame
@@ -39,7 +39,7 @@ import algspec
 from algspec.efficiency.asymptotic import Asymptotic
 from algspec.efficiency.measured import measure
 
-HERE = Path(__file__).resolve().parent / "outsider_seq"
+HERE = Path(__file__).resolve().parent / "programs_sequential_efficiency"
 P = Asymptotic.parse
 
 LIN = ("n", "n^2", "1/n", "1/n^2")          # n elementary steps, complete graph

@@ -1,7 +1,7 @@
-"""Outsider's sequential/graph programs (tests/newuser_a/*.alg) and regressions they found.
+"""Sequential and graph programs written from the README (tests/programs_sequential/*.alg) and regressions they found.
 
 Each program is checked against an independent plain-Python/networkx reference
-(tests/newuser_a/refs.py) through the batched sampler and through `trace` of
+(tests/programs_sequential/refs.py) through the batched sampler and through `trace` of
 every sample (batched == single, CLRS Feedback shapes/dtypes); wrong variants
 must give one clear diagnostic, not a traceback.
 """
@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 import algspec
 from algspec.diagnostics import AlgError
 
-HERE = Path(__file__).parent / "newuser_a"
+HERE = Path(__file__).parent / "programs_sequential"
 sys.path.insert(0, str(HERE))
 from check import compare
 from refs import REFERENCES

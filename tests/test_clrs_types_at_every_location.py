@@ -1,4 +1,4 @@
-"""Outsiders' `.alg` files (tests/outsider_clrs/) meet dm-clrs: spec, Feedback, training.
+"""`.alg` files of every CLRS type and location (tests/programs_clrs_types/) meet dm-clrs: spec, Feedback, training.
 
 Each file covers CLRS types and locations a user may declare (categoricals at every
 location, edge pointers and edge `mask_one`, graph pointers on `nodes n + 1`, MASKED
@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 import algspec
 from algspec.training.commands import register as register_training
 
-HERE = Path(__file__).parent / "outsider_clrs"
+HERE = Path(__file__).parent / "programs_clrs_types"
 FILES = sorted(HERE.glob("*.alg"))
 N, B = 4, 3
 LOCATION_SHAPE = {"node": (N,), "edge": (N, N), "graph": ()}

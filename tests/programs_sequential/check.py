@@ -1,7 +1,7 @@
-"""Batched-vs-single checker for tests/newuser_a (used by tests/test_newuser_a.py).
+"""Batched-vs-single checker for tests/programs_sequential (used by tests/test_programs_sequential_match_references.py).
 
 Run alone for the heavy sweep (n in 1, 2, 3, 5, 16; B in 1, 2, n, n + 1, 7; two seeds):
-`python tests/newuser_a/check.py [names...]`.
+`python tests/programs_sequential/check.py [names...]`.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Independent references (plain numpy/networkx) for the newuser_a programs.
+"""Independent references (plain numpy/networkx) for the programs_sequential programs.
 
 Each reference takes the primary inputs of one sample as numpy arrays and
 returns the expected outputs, keyed by spec name (pointers as int arrays).

@@ -1,4 +1,4 @@
-"""Independent plain-Python/numpy/networkx references for tests/outsider_lang/*.alg.
+"""Independent plain-Python/numpy/networkx references for tests/programs_language/*.alg.
 
 Each reference takes one sample's primary inputs as CLRS probe arrays
 (categorical and mask_one one-hot, pointers as floats) plus `n` and `N`, and

@@ -1,4 +1,4 @@
-"""The CLI as an outsider drives it from the README: user mistakes give one line, exit 2
+"""The CLI driven as the README describes: user mistakes give one line, exit 2
 (arguments) or `path:line:col: CODE message`, exit 1 (files), never a traceback, and a failed
 command leaves no file or folder behind.
 

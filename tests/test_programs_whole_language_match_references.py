@@ -1,7 +1,7 @@
-"""Outsider programs covering the whole language (tests/outsider_lang/*.alg) and the bugs they found.
+"""Programs covering the whole language (tests/programs_language/*.alg) and the bugs they found.
 
 Each program is checked against an independent plain-Python/networkx reference
-(tests/outsider_lang/lang_refs.py) through `sampler(...).next(B)` and through `trace` of every
+(tests/programs_language/lang_refs.py) through `sampler(...).next(B)` and through `trace` of every
 sample alone (batched == single, Feedback names/shapes/dtypes/encodings as the spec says);
 one-mistake variants must give one `path:line:col: CODE message` diagnostic, no traceback.
 """
@@ -19,7 +19,7 @@ import algspec
 from algspec.cli import app
 from algspec.diagnostics import AlgError, RuntimeFault
 
-HERE = Path(__file__).parent / "outsider_lang"
+HERE = Path(__file__).parent / "programs_language"
 sys.path.insert(0, str(HERE))
 from lang_check import compare
 from lang_refs import REFERENCES

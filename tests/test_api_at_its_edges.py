@@ -1,4 +1,4 @@
-"""The public Python API at its edges, as an outsider reading the README uses it.
+"""The public Python API at its edges, used as the README describes it.
 
 `algspec.load(path)` -> `.trace`, `.sampler(...).next(B)`, `.static_efficiency()`,
 `algspec.register`: sizes 1 and 2, malformed inputs and arguments (clear `ValueError`s
@@ -245,15 +245,15 @@ def test_register_replaces_and_refuses_non_algorithms(search) -> None:
     with pytest.raises(ValueError, match="replace=True"):
         algspec.register(search)  # binary_search is dm-clrs's own
     try:
-        assert algspec.register(search, name="outsider_api_alg") == "outsider_api_alg"
-        assert algspec.register(oets, name="outsider_api_alg") == "outsider_api_alg"
-        sampler, spec = clrs.build_sampler("outsider_api_alg", num_samples=4, length=5, seed=1)
-        assert spec == oets.spec == dict(clrs.SPECS["outsider_api_alg"])
+        assert algspec.register(search, name="edge_case_alg") == "edge_case_alg"
+        assert algspec.register(oets, name="edge_case_alg") == "edge_case_alg"
+        sampler, spec = clrs.build_sampler("edge_case_alg", num_samples=4, length=5, seed=1)
+        assert spec == oets.spec == dict(clrs.SPECS["edge_case_alg"])
         ref = oets.sampler(length=5, num_samples=4, seed=1)
         np.testing.assert_array_equal(_keys(sampler.next()), _keys(ref.next()))
     finally:
-        unregister("outsider_api_alg")
-    assert "outsider_api_alg" not in clrs.SPECS
+        unregister("edge_case_alg")
+    assert "edge_case_alg" not in clrs.SPECS
 
 
 def test_trace_checks_an_explicit_n(search) -> None:

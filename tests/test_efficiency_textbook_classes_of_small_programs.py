@@ -1,4 +1,4 @@
-"""Static efficiency of small programs written from the README alone (tests/outsider_eff/).
+"""Static efficiency of small programs written from the README alone (tests/programs_efficiency/).
 
 Each program states its textbook classes, derived by hand, in its header comment;
 programs that compute the same thing in different syntax (a guard or an `if`, a
@@ -44,7 +44,7 @@ import algspec
 from algspec.efficiency.asymptotic import Asymptotic
 from algspec.efficiency.measured import measure
 
-HERE = Path(__file__).resolve().parent / "outsider_eff"
+HERE = Path(__file__).resolve().parent / "programs_efficiency"
 P = Asymptotic.parse
 
 SEQ = ("n", "n^2", "1/n", "1/n^2")

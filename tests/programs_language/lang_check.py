@@ -1,10 +1,10 @@
-"""Checks one tests/outsider_lang program against its reference, batched and one at a time.
+"""Checks one tests/programs_language program against its reference, batched and one at a time.
 
 `compare(alg, name, n, B, seed)` draws `sampler(length=n).next(B)`, checks the
 Feedback's names, shapes, dtypes and probe encodings against `alg.spec`,
 re-traces every sample alone (outputs and hints equal the batch's, padding
 zero) and compares outputs and listed hints with `lang_refs.REFERENCES[name]`.
-Run alone for a wider sweep: `python tests/outsider_lang/lang_check.py [names...]`.
+Run alone for a wider sweep: `python tests/programs_language/lang_check.py [names...]`.
 """
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""Parallel programs written from the README alone (tests/newuser_b/), as an outsider would.
+"""Parallel programs written from the README alone (tests/programs_parallel/).
 
 Each program is checked against an independent numpy/networkx reference on random
 inputs at n = 1, 2, 3, 5, 16, batched runs equal per-sample traces, the static classes
-are the textbook ones, and wrong programs (tests/newuser_b/bad/) get their documented
+are the textbook ones, and wrong programs (tests/programs_parallel/bad/) get their documented
 diagnostic. Regression tests for the bugs this found:
 
 * combined writes from two statements of one round (an `if`'s two branches, two
@@ -40,7 +40,7 @@ from algspec.efficiency.asymptotic import Asymptotic
 from algspec.efficiency.measured import silent_statements
 from algspec.efficiency.selection import fit_share
 
-HERE = Path(__file__).resolve().parent / "newuser_b"
+HERE = Path(__file__).resolve().parent / "programs_parallel"
 SIZES = (1, 2, 3, 5, 16)
 
 
