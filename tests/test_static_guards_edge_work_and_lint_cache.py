@@ -1,5 +1,5 @@
-"""Regressions of the fixes round: forall guards in the static efficiency, edge
-processors in the measured work, the lint cache and the sampling budgets."""
+"""Forall guards in the static efficiency, edge processors in the measured work, the lint
+cache and the sampling budgets: each test fails on the behaviour it pins being lost."""
 
 from __future__ import annotations
 
