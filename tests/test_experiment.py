@@ -317,7 +317,7 @@ def _calls(tmp_path: Path) -> list[list]:
 def test_jobs_run_side_by_side_and_a_dead_worker_is_retried(tmp_path: Path,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     cmd = _fake_worker(tmp_path, monkeypatch, FAKE_DIE="minimum_mpnn_h8_s0")
-    grid = load_grid(write_grid(tmp_path))
+    grid = load_grid(write_grid(tmp_path, backend="clrs"))  # one run per worker process
     out = tmp_path / "out"
     logs: list[str] = []
     report = run_grid(grid, out, jobs=4, worker_cmd=cmd, log=logs.append)
@@ -334,7 +334,7 @@ def test_jobs_run_side_by_side_and_a_dead_worker_is_retried(tmp_path: Path,
 def test_a_worker_that_keeps_dying_leaves_its_run_todo(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     cmd = _fake_worker(tmp_path, monkeypatch, FAKE_DIE="bubble_sort", FAKE_DIE_ALWAYS="1")
-    grid = load_grid(write_grid(tmp_path))
+    grid = load_grid(write_grid(tmp_path, backend="clrs"))  # one run per worker process
     out = tmp_path / "out"
     report = run_grid(grid, out, jobs=3, retries=1, worker_cmd=cmd, log=lambda s: None)
     dead = [r for r in plan(grid, out) if not r.done]

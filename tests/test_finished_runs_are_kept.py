@@ -37,7 +37,8 @@ os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _run(tmp_path: Path, name: str) -> RunSpec:
-    config = TrainConfig(algorithm="binary_search", hidden=8, steps=2, seed=0)
+    # dm-clrs's backend: one run per worker process (algspec's groups a cell's seeds)
+    config = TrainConfig(algorithm="binary_search", hidden=8, steps=2, seed=0, backend="clrs")
     return RunSpec("T", "sequential", "mpnn", 8, 0, config, tmp_path / "runs" / name)
 
 
