@@ -165,3 +165,30 @@ def test_the_hugging_face_dataset_holds_the_jsonl_records(tmp_path: Path) -> Non
     lines = [json.loads(x) for x in (tmp_path / "data.jsonl").read_text().splitlines()]
     assert list(datasets.load_from_disk(str(tmp_path / "hf"))) == lines
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.jsonl", "hf"]  # no leftovers
+
+
+def _fixture_programs() -> list[Path]:
+    """Test programs written apart from the shipped files (their folders under tests/)."""
+    return sorted(p for p in (ROOT / "tests").rglob("*.alg")
+                  if "lib" not in p.parts and "bad" not in p.parts)
+
+
+@pytest.mark.parametrize("path", _fixture_programs(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_text_of_any_program_reads_back(path: Path) -> None:
+    """Beyond the shipped files: every test program that samples writes text that reads back
+    into arrays printing the same text, in batches of 1, 2 and n records."""
+    from algspec.diagnostics import AlgError, RuntimeFault
+    from algspec.text.parse import parse_record
+
+    try:
+        alg = algspec.load(path)
+        alg.batch_sampler(length=5, num_samples=-1, seed=0).next(1)
+    except (AlgError, RuntimeFault, ValueError, TypeError):
+        pytest.skip("a program made to fail or to need inputs given")
+    num = (1, 2, 5)[len(path.stem) % 3]
+    for hints in (False, True):
+        records = list(text_records(alg, 5, num, 0, hints=hints))
+        assert len(records) == num
+        for record in records:
+            prompt, answer = record["prompt"], record["references"][0]
+            assert _reformatted(alg, parse_record(alg, prompt, answer), hints) == (prompt, answer)

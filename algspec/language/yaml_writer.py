@@ -4,6 +4,8 @@ declaration, the body as a block; comments kept as YAML comments (the form:
 
 from __future__ import annotations
 
+import contextlib
+
 from algspec.language.parser import parse
 from algspec.language.yaml_form import with_comment
 
@@ -23,11 +25,9 @@ def _plain_or_quoted(value: str) -> str:
     """`value` as a YAML scalar: plain where YAML reads it back as that string."""
     import yaml
 
-    try:
+    with contextlib.suppress(yaml.YAMLError):  # not YAML as it stands: quote it
         if value and yaml.safe_load(f"k: {value}") == {"k": value}:
             return value
-    except yaml.YAMLError:
-        pass
     return "'" + value.replace("'", "''") + "'"
 
 

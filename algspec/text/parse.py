@@ -212,7 +212,7 @@ def parse_record(alg: Any, prompt: str, answer: str) -> ParsedRecord:
             parsed.trace.append(_frame(read, traced, _unwrap(name, group)))
     if hints:
         final_text = _unwrap(name, final_text)
-    values = split_top(final_text)
+    values = split_top(final_text) if final_text.strip() or value_names else []
     if len(values) != len(value_names):
         raise TextFormatError(f"the answer has {len(values)} values for "
                               f"{len(value_names)} data")
