@@ -90,9 +90,13 @@ def write_hf(records: Iterator[dict[str, Any]], out: Path) -> Path:
     tmp = Path(tempfile.mkdtemp(dir=out, prefix=".hf-"))
     try:
         Dataset.from_list(list(records)).save_to_disk(str(tmp))
-        if path.exists():
-            shutil.rmtree(path)
+        old = None
+        if path.exists():  # --overwrite: the old dataset moves aside until the new is in place
+            old = Path(tempfile.mkdtemp(dir=out, prefix=".hf-old-")) / HF_FOLDER
+            os.replace(path, old)
         os.replace(tmp, path)
+        if old is not None:
+            shutil.rmtree(old.parent, ignore_errors=True)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
