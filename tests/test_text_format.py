@@ -96,7 +96,7 @@ SHIPPED = sorted(p for p in (ROOT / "algorithms").rglob("*.alg") if "lib" not in
 def _reformatted(alg, parsed, hints: bool) -> tuple[str, str]:
     """`format_sample` of the parsed arrays (a batch of one rebuilt from them)."""
     from algspec.feedback import DataPoint, Features, Feedback
-    from algspec.text.format import TRACED_INSTEAD, _traced
+    from algspec.text.format import TRACED_INSTEAD, traced_hints
 
     spec = alg.spec
 
@@ -107,7 +107,7 @@ def _reformatted(alg, parsed, hints: bool) -> tuple[str, str]:
     outputs = [point(d, v) for d, v in parsed.answer.items() if spec[d][0] == "output"]
     hint_points = []
     if parsed.initial_trace:
-        names = [h for h, _ in _traced(alg.name, spec, [d for d, s in spec.items()
+        names = [h for h, _ in traced_hints(alg.name, spec, [d for d, s in spec.items()
                                                         if s[0] == "output"], list(spec))]
         for k, hint in enumerate(names):
             frames = [parsed.initial_trace[k]] + [f[k] for f in parsed.trace]

@@ -89,9 +89,7 @@ def efficiency_lints(program: ir.Program,
 
 
 # ================================================================ W202
-def expr_str(e: ir.Expr) -> str:
-    """Source-like text of a size expression (for messages): `algspec.size_text`."""
-    return size_text(e)
+expr_str = size_text  # a size expression as text (`algspec.size_text`)
 
 
 def _loops(program: ir.Program) -> dict[int, ir.Statement]:

@@ -68,18 +68,18 @@ def format_sample(name: str, spec: Spec, sample: Any, hints: bool = False) -> tu
 
     prompt_inputs = SEPARATOR.join(f"{d}: {text(d, inputs[d])}" for d in shown_inputs(spec))
     output_names = [d for d, (stage, _, _) in _items(spec) if stage == "output"]
-    traced, answer_from_trace = TRACED_INSTEAD.get(name, ((), False)) if hints else ((), False)
+    instead, answer_from_trace = TRACED_INSTEAD.get(name, ((), False)) if hints else ((), False)
     names = answer_names(name, spec, hints)
     if answer_from_trace:
-        answer = SEPARATOR.join(text(h, frames[h][-1]) for h in traced)
+        answer = SEPARATOR.join(text(h, frames[h][-1]) for h in instead)
     else:
         answer = SEPARATOR.join(text(d, outputs[d]) for d in output_names)
     names_line = SEPARATOR.join(names)
     if hints:
-        traced_hints = _traced(name, spec, output_names, [dp.name for dp in
+        traced = traced_hints(name, spec, output_names, [dp.name for dp in
                                                           sample.features.hints])
         firsts, middles = [], []
-        for hint, shown_as in traced_hints:
+        for hint, shown_as in traced:
             firsts.append(text(shown_as, frames[hint][0]))
             middles.append([text(shown_as, f) for f in frames[hint][1:-1]])
         if len({len(m) for m in middles}) > 1:
@@ -91,7 +91,7 @@ def format_sample(name: str, spec: Spec, sample: Any, hints: bool = False) -> tu
             prompt_inputs = SEPARATOR.join([prompt_inputs, f"{INITIAL_TRACE} {initial}"])
             steps = SEPARATOR.join(_wrap(name, list(step)) for step in zip(*middles))
             answer = TRACE_SEPARATOR.join([steps, answer])
-        if traced_hints:
+        if traced:
             names_line = TRACE_SEPARATOR.join([TRACE, names_line])
     return f"{name}:\n{prompt_inputs}\n{names_line}:\n", f"{answer}\n\n"
 
@@ -112,7 +112,7 @@ def _items(spec: Spec) -> list[tuple[str, Sequence[str]]]:
     return list(spec.items())
 
 
-def _traced(name: str, spec: Spec, output_names: list[str], hint_names: list[str]
+def traced_hints(name: str, spec: Spec, output_names: list[str], hint_names: list[str]
             ) -> list[tuple[str, str]]:
     """The traced hints in the sample's order: (hint, the datum whose type prints it)."""
     instead, _ = TRACED_INSTEAD.get(name, ((), False))

@@ -30,6 +30,7 @@ from algspec.text.format import (
     TRACED_INSTEAD,
     answer_names,
     shown_inputs,
+    traced_hints,
 )
 
 
@@ -202,7 +203,8 @@ def parse_record(alg: Any, prompt: str, answer: str) -> ParsedRecord:
     final_text = answer_text
     parsed = ParsedRecord(inputs, {})
     if hints and initial_text:
-        traced = _traced_names(alg, names)
+        hint_names = [h for h, (stage, _, _) in spec.items() if stage == "hint"]
+        traced = [shown for _, shown in traced_hints(name, spec, names, hint_names)]
         steps_text, _, final_text = answer_text.rpartition(TRACE_SEPARATOR)
         parsed.initial_trace = _frame(read, traced, _unwrap(name, initial_text))
         items = split_top(steps_text) if steps_text else []
@@ -218,15 +220,6 @@ def parse_record(alg: Any, prompt: str, answer: str) -> ParsedRecord:
                               f"{len(value_names)} data")
     parsed.answer = {d: read(d, t) for d, t in zip(value_names, values, strict=True)}
     return parsed
-
-
-def _traced_names(alg: Any, names: list[str]) -> list[str]:
-    """The data whose types print the traced frames, in the sample's hint order."""
-    instead = TRACED_INSTEAD.get(alg.name, ((), False))[0]
-    if instead:
-        return [h for h in alg.spec if h in instead]
-    return [h[:-2] for h, (stage, _, _) in alg.spec.items()
-            if stage == "hint" and h.endswith("_h") and h[:-2] in names]
 
 
 def _frame(read: _Reader, traced: list[str], text: str) -> list[np.ndarray]:
