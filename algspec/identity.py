@@ -13,6 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from algspec.generators import HASH_NEUTRAL_DEFAULTS
+
 
 def _canonical(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
@@ -26,9 +28,21 @@ def _strip_locations(obj: Any) -> Any:
     return obj
 
 
+def _without_neutral_defaults(ir_json: dict[str, Any]) -> dict[str, Any]:
+    """Drop generator parameters at a default added after hashes were published."""
+    for decl in ir_json.get("decls") or []:
+        gen = decl.get("generator") if isinstance(decl, dict) else None
+        neutral = HASH_NEUTRAL_DEFAULTS.get(gen.get("name", "")) if gen else None
+        if neutral:
+            gen["params"] = {k: v for k, v in (gen.get("params") or {}).items()
+                             if not (k in neutral and v == neutral[k])}
+    return ir_json
+
+
 def spec_hash(spec: dict[str, tuple[str, str, str]], program: BaseModel | None = None) -> str:
     """sha256 (hex) of the spec and, when given, the location-free IR (`ir.Program`)."""
     payload: dict[str, Any] = {"spec": {k: list(v) for k, v in spec.items()}}
     if program is not None:
-        payload["ir"] = _strip_locations(json.loads(program.model_dump_json()))
+        payload["ir"] = _without_neutral_defaults(
+            _strip_locations(json.loads(program.model_dump_json())))
     return hashlib.sha256(_canonical(payload).encode()).hexdigest()

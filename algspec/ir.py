@@ -356,8 +356,9 @@ Statement = (Assign | Let | Record | Break | If | While | ForRange | ForNodes | 
 # --------------------------------------------------------------- declarations
 class GeneratorSpec(BaseModel):
     name: str
-    # A parameter is a constant or a size expression in n, evaluated when sampling.
-    params: dict[str, float | int | bool | Expr] = {}
+    # A parameter is a constant (a number, a boolean, or a name such as a graph family)
+    # or a size expression in n, evaluated when sampling.
+    params: dict[str, float | int | bool | str | Expr] = {}
 
 
 class DataDecl(IRNode):

@@ -14,7 +14,9 @@ says which generator call gives each input of each CLRS-30 algorithm.
 
 Modules: `base` (the `Generator` record, domains, validation), `sequences`
 (node/graph values, strings, source nodes, pointer structures), `graphs`
-(Erdos-Renyi, community), `joint` (inputs drawn together), `fit` (type fit).
+(Erdos-Renyi, community), `families` (sparse G(n, p), Watts-Strogatz,
+Delaunay, grid, Barabasi-Albert, uniform tree, path; the `family` option of
+the Erdos-Renyi generators), `joint` (inputs drawn together), `fit` (type fit).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from algspec.generators import graphs, joint, sequences
+from algspec.generators import families, graphs, joint, sequences
 from algspec.generators.base import Domain, Generator, Location, ParamValue, _validate
 from algspec.generators.fit import check_declared_type as _check_fit
 from algspec.generators.graphs import community_blocks
@@ -32,7 +34,15 @@ from algspec.generators.params import is_expr, jsonable
 from algspec.generators.params import text as param_text
 
 GENERATORS: dict[str, Generator] = {
-    g.name: g for g in [*sequences.GENERATORS, *graphs.GENERATORS, *joint.GENERATORS]
+    g.name: g for g in [*sequences.GENERATORS, *graphs.GENERATORS, *families.GENERATORS,
+                        *joint.GENERATORS]
+}
+
+# Parameters added after spec hashes were published: at these defaults they are left out
+# of the hash (`algspec.identity`), so a dataset exported before keeps replaying.
+HASH_NEUTRAL_DEFAULTS: dict[str, dict[str, Any]] = {
+    "erdos_renyi": {"family": "er"},
+    "clrs_erdos_renyi": {"family": "er"},
 }
 
 

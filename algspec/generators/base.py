@@ -17,7 +17,7 @@ import numpy as np
 
 from algspec.generators.params import at_size, describe, expr_dtype, is_expr, text
 
-ParamValue = float | int | bool
+ParamValue = float | int | bool | str
 Location = Literal["node", "graph", "edge"]
 DomainKind = Literal["real", "int", "bool", "one_hot", "categorical", "pointer", "bijection",
                      "list"]
@@ -161,6 +161,8 @@ class Generator:
 
 
 def _scalar_ok(default: ParamValue, value: Any) -> tuple[bool, str]:
+    if isinstance(default, str):  # a name (`family = ws`); its check function lists the names
+        return isinstance(value, str), "a name (a string)"
     if isinstance(default, bool):
         return isinstance(value, (bool, np.bool_)), "a boolean"
     if isinstance(default, int):
@@ -201,6 +203,8 @@ def _expr_errors(gen: Generator, key: str, default: ParamValue, value: Any) -> l
     where = f"generator '{gen.name}': parameter '{key}'"
     if isinstance(default, bool):
         return [f"{where} must be a constant boolean, not an expression in n"]
+    if isinstance(default, str):
+        return [f"{where} must be a name, not an expression in n"]
     if isinstance(default, int) and dtype != "int":
         hint = "(use `//`, floor or ceil)"
         return [f"{where} must be an integer, got a {dtype} expression `{text(value)}` {hint}"]

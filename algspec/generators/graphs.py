@@ -3,7 +3,10 @@
 `clrs_erdos_renyi` is dm-clrs's `_random_er_graph` with all its parameters,
 so each graph sampler of CLRS-30 is one parameter set of it (see the table in
 `algspec.generators`); `erdos_renyi` is the textbook G(n, p) with optional
-weights and connectivity, for the parallel algorithms.
+weights and connectivity, for the parallel algorithms.  Both take a
+`family` (`algspec.generators.families.FAMILIES`): `er`, their own law, by
+default (the same bytes as before the option existed), or another graph
+family, so an input's family can change with `--param A.family=delaunay`.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from algspec.generators.base import (
     per_sample,
     permute_nodes,
 )
+from algspec.generators.families import check_family, draw_family, family_doc
 
 
 def _tree_edges(rng: np.random.Generator, batch: int, n: int) -> np.ndarray:
@@ -44,8 +48,15 @@ def _symmetric_upper(x: np.ndarray) -> np.ndarray:
 
 def _erdos_renyi(rng: np.random.Generator, batch: int, n: int, *, p: Any, directed: bool,
                  self_loops: bool, acyclic: bool, connected: bool, weighted: bool, low: float,
-                 high: float) -> np.ndarray:
-    """G(n, p): every ordered (directed) or unordered (undirected) pair independently."""
+                 high: float, family: str = "er") -> np.ndarray:
+    """G(n, p): every ordered (directed) or unordered (undirected) pair independently.
+
+    Another `family`: that family's generator with these options (p unused).
+    """
+    if family != "er":
+        return draw_family(rng, batch, n, family, directed=directed, acyclic=acyclic,
+                           self_loops=self_loops, connected=connected, weighted=weighted,
+                           low=low, high=high)
     mat = bernoulli(rng, per_sample(rng, p, batch), (batch, n, n))
     off_diag = ~np.eye(n, dtype=bool)
     if acyclic:
@@ -70,13 +81,31 @@ def _erdos_renyi(rng: np.random.Generator, batch: int, n: int, *, p: Any, direct
 
 
 def _clrs_erdos_renyi(rng: np.random.Generator, batch: int, n: int, *, p: Any, directed: bool,
-                      acyclic: bool, weighted: bool, low: float, high: float) -> np.ndarray:
+                      acyclic: bool, weighted: bool, low: float, high: float,
+                      family: str = "er") -> np.ndarray:
     """CLRS's `_random_er_graph`, with its quirks.
 
     All n^2 entries are drawn, so self-loops appear with probability p
     (except in DAGs); an undirected graph is `A * A^T`, so an edge has
     probability p^2; undirected weights are `sqrt(w * w^T + 1e-3)`.
+    Another `family`: its 0/1 graph (directed, acyclic as given; no
+    self-loops), weighted by CLRS's rule: U[low, high) per directed edge,
+    `sqrt(w1 * w2 + 1e-3)` with two such draws per undirected edge.
     """
+    if family != "er":
+        mat = draw_family(rng, batch, n, family, directed=directed, acyclic=acyclic)
+        if not weighted:
+            return mat
+        b, i, j = np.nonzero(mat)
+        if not directed:  # each undirected edge once
+            b, i, j = b[i < j], i[i < j], j[i < j]
+        w = rng.uniform(low, high, size=(b.size, 1 if directed else 2))
+        out = np.zeros((batch, n, n))
+        if directed:
+            out[b, i, j] = w[:, 0]
+        else:
+            out[b, i, j] = out[b, j, i] = np.sqrt(w[:, 0] * w[:, 1] + 1e-3)
+        return out
     mat = bernoulli(rng, per_sample(rng, p, batch), (batch, n, n))
     if not directed:
         mat &= mat.transpose(0, 2, 1)
@@ -159,26 +188,30 @@ GENERATORS: list[Generator] = [
     Generator(
         name="erdos_renyi", location="edge",
         defaults={"p": 0.5, "directed": False, "self_loops": False, "acyclic": False,
-                  "connected": False, "weighted": False, "low": 0.0, "high": 1.0},
+                  "connected": False, "weighted": False, "low": 0.0, "high": 1.0,
+                  "family": "er"},
         doc=("0/1 adjacency of G(n, p): each ordered pair (directed) or unordered pair "
              "(undirected, symmetric) is an edge with probability p; the diagonal is empty "
              "unless self_loops. acyclic (directed only) keeps i < j and relabels the nodes "
              "randomly, as CLRS does for DAGs. connected adds the edges of a random "
              "recursive tree (undirected: connected; directed: its root reaches every node; "
              "not G(n, p) conditioned on connectivity). weighted multiplies each edge by "
-             "U[low, high), drawn once per undirected edge."),
-        draw=_erdos_renyi, check=check_all(check_prob("p"), _check_er),
+             "U[low, high), drawn once per undirected edge. "
+             + family_doc("directed, acyclic, self_loops, connected (ws), weighted, low, high")),
+        draw=_erdos_renyi, check=check_all(check_prob("p"), _check_er, check_family),
         domain=_weighted_domain, choice=frozenset({"p"}),
     ),
     Generator(
         name="clrs_erdos_renyi", location="edge",
         defaults={"p": 0.5, "directed": False, "acyclic": False, "weighted": False,
-                  "low": 0.0, "high": 1.0},
+                  "low": 0.0, "high": 1.0, "family": "er"},
         doc=("CLRS's own _random_er_graph: all n^2 entries drawn (self-loops with "
              "probability p, except in DAGs); undirected = A * A^T (edges with probability "
              "p^2); acyclic (directed) keeps i < j and relabels; weights U[low, high), "
-             "undirected sqrt(w * w^T + 1e-3). p may be a list (one choice per sample)."),
-        draw=_clrs_erdos_renyi, check=check_all(check_prob("p"), _check_clrs_er),
+             "undirected sqrt(w * w^T + 1e-3). p may be a list (one choice per sample). "
+             + family_doc("directed and acyclic (no self-loops), weighted by the rule above "
+                          "(undirected: sqrt(w1 * w2 + 1e-3) of two U[low, high) per edge)")),
+        draw=_clrs_erdos_renyi, check=check_all(check_prob("p"), _check_clrs_er, check_family),
         domain=_weighted_domain, choice=frozenset({"p"}),
     ),
     Generator(
