@@ -125,11 +125,12 @@ _ALL = [
        "`while` needs `bound EXPR` (worst-case trips in n and m)."),
     _c("E605", _E, "efficiency", "size expression without an asymptotic class",
        "The static efficiency analysis needs the class of every loop bound, `calls` bound and "
-       "node count, as n^a m^b log^c n (log log n)^d (`log2(log2(n))` is log log n, "
-       "`2 ** (k * log2(n) + c)` and `1 << ceil(log2(n))` are n^k). Sizes that grow faster "
-       "than any power of n (`2 ** n`, `n ** log2(n)`), between the powers of log n and of n "
-       "(`2 ** sqrt(log2(n))`), like log log log n, or that cannot be bounded (a divisor that "
-       "may be 0, `n / (n - n)`) have none. The file still runs and samples; `algspec lint`, "
+       "node count, as n^a m^b log^c n (log log n)^d (log* n)^e (`log2(log2(n))` is log "
+       "log n, `log_star(n)` is log* n, `2 ** (k * log2(n) + c)` and `1 << ceil(log2(n))` are "
+       "n^k). Sizes that grow faster than any power of n (`2 ** n`, `n ** log2(n)`), between "
+       "the powers of log n and of n (`2 ** sqrt(log2(n))`), like log log log n or log* log* "
+       "n, or that cannot be bounded (a divisor that may be 0, `n / (n - n)`) have none; the "
+       "message says why and what bounds it. The file still runs and samples; `algspec lint`, "
        "`compile` and `efficiency` report this instead of classes, and "
        "`static_efficiency()` raises `EfficiencyError` (an `AlgError`) with it."),
     # ---------------------------------------------------------------- procedures

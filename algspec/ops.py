@@ -19,6 +19,8 @@ Meanings fixed here (the copies in the passes used to disagree):
 - `log2(x)` is the base-2 logarithm, unclamped, in every evaluator:
   `log2(1) = 0`, `log2(0) = -inf`, `log2(x < 0) = nan`. A loop bound that
   evaluates below zero (or to -inf/nan) allows no iterations.
+- `log_star(x)` is the iterated logarithm, how often log2 takes x to 1 or below:
+  0 for x <= 1, `log_star(16) = 3`, `log_star(65536) = 4`; inf and nan stay.
 - `/` is true division (float result); `//` and `%` floor, as Python and numpy.
 - `int(x)` truncates toward zero; `floor`/`ceil` round and give ints.
 - `float(x)` converts; it is the one way to use a pointer as a number.
@@ -183,6 +185,20 @@ def _np_log2(x):
     return libm.log2(x)
 
 
+def _np_log_star(x):
+    """The iterated logarithm elementwise, as `_sz_log_star` (a float: nan and inf stay)."""
+    x = np.asarray(x)
+    x = x if x.dtype.kind == "f" else x.astype(np.float64)
+    out = np.zeros(x.shape, dtype=x.dtype)
+    with np.errstate(invalid="ignore"):
+        live = (x > 1) & np.isfinite(x)
+        while live.any():  # at most 5 rounds for a float64
+            x = np.where(live, libm.log2(np.where(live, x, 1)), x)
+            out = out + live
+            live = live & (x > 1)
+    return np.where(np.isnan(x) | (x == np.inf), x, out)  # -inf is below 1: 0
+
+
 def _np_sqrt(x):
     with np.errstate(invalid="ignore"):
         return np.sqrt(x)  # IEEE 754 rounds sqrt exactly: the same bits on every CPU
@@ -289,6 +305,16 @@ def _sz_log2(x):
     if x > 0:
         return math.log2(x)
     return -math.inf if x == 0 else math.nan
+
+
+def _sz_log_star(x):
+    if isinstance(x, float) and not math.isfinite(x):
+        return x if x != -math.inf else 0.0
+    k = 0
+    while x > 1:
+        x = math.log2(x)
+        k += 1
+    return float(k)
 
 
 def _sz_sqrt(x):
@@ -515,6 +541,10 @@ _OPS = [
           "square root (nan below 0)"),
     _call("log2", 1, _to("log2", DType.FLOAT), _np_log2, _sz_log2, lambda a: a.log(), "never",
           "base-2 logarithm, unclamped: log2(0) = -inf, nan below 0"),
+    _call("log_star", 1, _to("log_star", DType.FLOAT), _np_log_star, _sz_log_star,
+          lambda a: a.log_star(), "never",
+          "iterated logarithm: how often log2 takes x to 1 or below (0 for x <= 1, "
+          "log_star(65536) = 4); as a size class log* n, e.g. `bound log_star(n)`"),
     _call("min", 2, _min_max_rule("min"), np.minimum, min, _cls_min, "never",
           "the smaller of two numbers; as a class, the one that is O(the other)"),
     _call("max", 2, _min_max_rule("max"), np.maximum, max, _cls_max, "never",

@@ -1,7 +1,8 @@
 """A small algebra of worst-case asymptotic classes in n, m and log n.
 
-A class is a quotient of two *sums of terms* ``n^a m^b log^c n (log log n)^d``
-with the constants dropped. Only the dominant terms of a sum are kept: a term is
+A class is a quotient of two *sums of terms* ``n^a m^b log^c n (log log n)^d
+(log* n)^e`` with the constants dropped (log* n, the iterated logarithm, grows
+slower than any power of log log n: 1 < log* n < log log n < log n < n). Only the dominant terms of a sum are kept: a term is
 dropped when another term is at least as large for every large n and every
 m with n <= m <= n^2 (the interconnection graph's edges, self-loops
 included), so `n + m` is `m`, `n(n+m)` is `nm`, `n/m + 1` is `1`, while
@@ -32,33 +33,53 @@ def _frac(x: Number) -> Fraction:
     return x if isinstance(x, Fraction) else Fraction(x).limit_denominator(1000)
 
 
+Growth = tuple[Fraction, Fraction, Fraction, Fraction]
+
+
+def log_star(x: float) -> int:
+    """The iterated logarithm: how often log2 must be applied to x to reach 1 or less
+    (0 for x <= 1; log*(2) = 1, log*(4) = 2, log*(16) = 3, log*(65536) = 4)."""
+    if math.isnan(x) or x == math.inf:
+        raise ValueError(f"log* of {x} is not a number")
+    k = 0
+    while x > 1:
+        x = math.log2(x)
+        k += 1
+    return k
+
+
 @dataclass(frozen=True, order=True)
 class Term:
-    """One monomial n^n m^m (log n)^log (log log n)^loglog; exponents may be negative or
-    fractional."""
+    """One monomial n^n m^m (log n)^log (log log n)^loglog (log* n)^logstar; exponents
+    may be negative or fractional."""
 
     n: Fraction = Fraction(0)
     m: Fraction = Fraction(0)
     log: Fraction = Fraction(0)
     loglog: Fraction = Fraction(0)
+    logstar: Fraction = Fraction(0)
+
+    def _exps(self) -> tuple[Fraction, ...]:
+        return (self.n, self.m, self.log, self.loglog, self.logstar)
 
     def __mul__(self, o: Term) -> Term:
-        return Term(self.n + o.n, self.m + o.m, self.log + o.log, self.loglog + o.loglog)
+        return Term(*(a + b for a, b in zip(self._exps(), o._exps())))
 
     def __truediv__(self, o: Term) -> Term:
-        return Term(self.n - o.n, self.m - o.m, self.log - o.log, self.loglog - o.loglog)
+        return Term(*(a - b for a, b in zip(self._exps(), o._exps())))
 
     def __pow__(self, p: Number) -> Term:
         p = _frac(p)
-        return Term(self.n * p, self.m * p, self.log * p, self.loglog * p)
+        return Term(*(a * p for a in self._exps()))
 
     def is_one(self) -> bool:
-        return self.n == 0 and self.m == 0 and self.log == 0 and self.loglog == 0
+        return not any(self._exps())
 
-    def growth(self, t: int) -> tuple[Fraction, Fraction, Fraction]:
-        """(power of n, power of log n, power of log log n) at m = n^t: compared
-        lexicographically, the larger triple is the larger term for large n."""
-        return (self.n + self.m * t, self.log, self.loglog)
+    def growth(self, t: int) -> Growth:
+        """(power of n, of log n, of log log n, of log* n) at m = n^t: compared
+        lexicographically, the larger tuple is the larger term for large n (each factor
+        grows slower than any positive power of the one before)."""
+        return (self.n + self.m * t, self.log, self.loglog, self.logstar)
 
     def dominated_by(self, o: Term) -> bool:
         """self = O(o) for all large n and every m with n <= m <= n^2.
@@ -67,7 +88,7 @@ class Term:
         with m = n^t, t in [1, 2], a term is n^(a + b t) log^c n (log log n)^d. The
         exponent is linear in t: self is dominated when it is no larger at both ends
         t = 1 and t = 2, the log exponent deciding where the powers tie (a polynomial
-        factor beats any power of log n), then the log log exponent.
+        factor beats any power of log n), then the log log exponent, then log*.
         """
         return all(self.growth(t) <= o.growth(t) for t in (1, 2))
 
@@ -76,6 +97,12 @@ class Term:
         return all(self.growth(t) < o.growth(t) for t in (1, 2))
 
     def value(self, n: float, m: float | None) -> float:
+        try:
+            return self._value(n, m)
+        except OverflowError:  # n^(4^256): beyond a float
+            return math.inf
+
+    def _value(self, n: float, m: float | None) -> float:
         out = float(n) ** float(self.n)
         if self.m:
             if m is None:
@@ -85,11 +112,12 @@ class Term:
             out *= max(math.log2(n), 1.0) ** float(self.log)
         if self.loglog:  # and so does log log n
             out *= max(math.log2(max(math.log2(n), 1.0)), 1.0) ** float(self.loglog)
+        if self.logstar:  # and log* n
+            out *= max(log_star(n), 1) ** float(self.logstar)
         return out
 
     def gcd(self, o: Term) -> Term:
-        return Term(min(self.n, o.n), min(self.m, o.m), min(self.log, o.log),
-                    min(self.loglog, o.loglog))
+        return Term(*(min(a, b) for a, b in zip(self._exps(), o._exps())))
 
 
 ONE_TERM = Term()
@@ -119,8 +147,8 @@ def _strictly_dominated(a: frozenset[Term], b: frozenset[Term]) -> bool:
     return all(any(t.strictly_dominated_by(o) for o in b) for t in a)
 
 
-def _top(terms: frozenset[Term], t: int) -> tuple[Fraction, Fraction, Fraction]:
-    """The growth triple of the largest term of a sum at m = n^t."""
+def _top(terms: frozenset[Term], t: int) -> Growth:
+    """The growth tuple of the largest term of a sum at m = n^t."""
     return max(x.growth(t) for x in terms)
 
 
@@ -152,8 +180,10 @@ class Asymptotic:
 
     # ------------------------------------------------------------ constructors
     @staticmethod
-    def term(n: Number = 0, m: Number = 0, log: Number = 0, loglog: Number = 0) -> Asymptotic:
-        return Asymptotic([Term(_frac(n), _frac(m), _frac(log), _frac(loglog))])
+    def term(n: Number = 0, m: Number = 0, log: Number = 0, loglog: Number = 0,
+             logstar: Number = 0) -> Asymptotic:
+        return Asymptotic([Term(_frac(n), _frac(m), _frac(log), _frac(loglog),
+                                _frac(logstar))])
 
     @staticmethod
     def const(value: Number = 1) -> Asymptotic:
@@ -162,7 +192,8 @@ class Asymptotic:
 
     @staticmethod
     def parse(text: str) -> Asymptotic:
-        """Parse what `str` prints (and a little more): `n(n+m)`, `1/n^2`, `n log n`, `n^2 + nm`."""
+        """Parse what `str` prints (and a little more): `n(n+m)`, `1/n^2`, `n log n`, `n^2 + nm`,
+        `log log n`, `log* n`."""
         return _Parser(text).parse()
 
     # ------------------------------------------------------------ predicates
@@ -186,13 +217,13 @@ class Asymptotic:
             return not other.is_zero
         return _strictly_dominated(_mul(self.num, other.den), _mul(other.num, self.den))
 
-    def growth(self, t: int) -> tuple[Fraction, Fraction, Fraction]:
-        """(power of n, of log n, of log log n) of the class at m = n^t (compare
-        lexicographically with (0, 0, 0): positive grows, negative tends to 0)."""
+    def growth(self, t: int) -> Growth:
+        """(power of n, of log n, of log log n, of log* n) of the class at m = n^t
+        (compare lexicographically with (0, 0, 0, 0): above grows, below tends to 0)."""
         if self.is_zero:
             raise ValueError("the zero class has no growth")
         a, b = _top(self.num, t), _top(self.den, t)
-        return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+        return tuple(x - y for x, y in zip(a, b))
 
     def at_most(self, cap: Asymptotic) -> Asymptotic:
         """min(self, cap) as a class: self when it is O(cap), else cap.
@@ -241,9 +272,16 @@ class Asymptotic:
             return self
         if p.denominator == 1 and p != 0:  # integer powers multiply (keeps cross terms)
             base = self if p > 0 else one / self
-            out = base
-            for _ in range(abs(p.numerator) - 1):
-                out = out * base
+            if len(base.num) == 1 and len(base.den) == 1:  # a monomial: its exponents scale
+                (a,), (b,) = base.num, base.den
+                return Asymptotic([a ** abs(p)], [b ** abs(p)])
+            out, k = None, abs(p.numerator)
+            while k:  # by squaring: n ** (4 ** 4 ** 4) must not take 4^256 products
+                if k & 1:
+                    out = base if out is None else out * base
+                k >>= 1
+                if k:
+                    base = base * base
             return out
         # (a + b)^p ~ a^p + b^p for fractional p > 0
         num = [t ** abs(p) for t in self.num]
@@ -255,22 +293,27 @@ class Asymptotic:
         lower bound over every m): log n where x grows like a power of n (log m ~ log n as
         m <= n^2), log log n where it grows like a power of log n, 1 where it is bounded
         and 0 where it tends to 0 (its logarithm is negative). A class that grows like a
-        power of log log n has log log log n, which no class holds: a `ValueError`.
+        power of log log n has log log log n, and one that grows like a power of log* n
+        has log log* n, which no class holds: a `ValueError` (with `lower`, 1).
         """
         if self.is_zero:
             return self
         pick = min if lower else max
         g = pick(self.growth(1), self.growth(2))
-        if g[0] > 0:
-            return Asymptotic([Term(log=Fraction(1))])
-        if g[0] == 0 and g[1] > 0:
-            return Asymptotic([Term(loglog=Fraction(1))])
-        if g[0] == 0 and g[1] == 0 and g[2] > 0:
-            if lower:  # it grows, so its log is at least a constant
-                return Asymptotic.const(1)
-            raise ValueError(f"the log of {self} is log log log n, which no class n^a m^b "
-                             "log^c n (log log n)^d holds")
-        return Asymptotic.const(1) if g == (0, 0, 0) else zero_class()
+        first = next((k for k, x in enumerate(g) if x != 0), None)
+        if first is None:
+            return Asymptotic.const(1)
+        if g[first] < 0:
+            return zero_class()
+        if first <= 1:
+            return Asymptotic([Term(log=Fraction(1))]) if first == 0 else \
+                Asymptotic([Term(loglog=Fraction(1))])
+        if lower:  # it grows, so its log is at least a constant
+            return Asymptotic.const(1)
+        what, instead = (("log log log n", "log2(log2(n)) bounds it from above") if first == 2
+                         else ("log log* n", "log_star(n) bounds it from above"))
+        raise ValueError(f"the log of {self} is {what}, which no class n^a m^b log^c n "
+                         f"(log log n)^d (log* n)^e holds; {instead}")
 
     # ------------------------------------------------------------ values
     def evaluate(self, n: float, m: float | None = None) -> float:
@@ -354,13 +397,16 @@ def _exp(x: Fraction) -> str:
     return str(x.numerator) if x.denominator == 1 else f"({x.numerator}/{x.denominator})"
 
 
-def _fmt_logs(log: Fraction, loglog: Fraction) -> str:
-    """`log n`, `log^2 n`, `log log n`, `(log log n)^2`, `log n log log n`; '' for none."""
+def _fmt_logs(log: Fraction, loglog: Fraction, logstar: Fraction = Fraction(0)) -> str:
+    """`log n`, `log^2 n`, `log log n`, `(log log n)^2`, `log n log log n`, `log* n`,
+    `(log* n)^2`; '' for none."""
     parts = []
     if log:
         parts.append("log n" if log == 1 else f"log^{_exp(log)} n")
     if loglog:
         parts.append("log log n" if loglog == 1 else f"(log log n)^{_exp(loglog)}")
+    if logstar:
+        parts.append("log* n" if logstar == 1 else f"(log* n)^{_exp(logstar)}")
     return " ".join(parts)
 
 
@@ -375,7 +421,7 @@ def _fmt_pos(t: Term) -> str:
     out = ""
     for p in parts:
         out += ("" if not out or not out[-1].isdigit() and not out.endswith(")") else " ") + p
-    lg = _fmt_logs(t.log, t.loglog)
+    lg = _fmt_logs(t.log, t.loglog, t.logstar)
     if lg:
         out = f"{out} {lg}" if out else lg
     return out or "1"
@@ -384,8 +430,8 @@ def _fmt_pos(t: Term) -> str:
 def _split(t: Term) -> tuple[Term, Term]:
     """A term as (numerator part, denominator part), both with non-negative exponents."""
     z = Fraction(0)
-    pos = Term(max(t.n, z), max(t.m, z), max(t.log, z), max(t.loglog, z))
-    neg = Term(max(-t.n, z), max(-t.m, z), max(-t.log, z), max(-t.loglog, z))
+    pos = Term(*(max(x, z) for x in t._exps()))
+    neg = Term(*(max(-x, z) for x in t._exps()))
     return pos, neg
 
 
@@ -394,13 +440,13 @@ def _fmt_term(t: Term) -> str:
     if neg.is_one():
         return _fmt_pos(pos)
     d = _fmt_pos(neg)
-    if sum(1 for e in (neg.n, neg.m, neg.log, neg.loglog) if e) > 1:
+    if sum(1 for e in neg._exps() if e) > 1:
         d = f"({d})"
     return f"{_fmt_pos(pos)}/{d}"
 
 
 def _order(t: Term) -> tuple:
-    return (-t.n, -t.m, -t.log, -t.loglog)
+    return tuple(-x for x in t._exps())
 
 
 def _fmt_sum(terms: frozenset[Term], top: bool = False) -> str:
@@ -409,11 +455,11 @@ def _fmt_sum(terms: frozenset[Term], top: bool = False) -> str:
         return _fmt_term(ts[0])
     g = _content(frozenset(ts))
     sep = " + " if top else "+"
-    if not g.is_one() and g.n >= 0 and g.m >= 0 and g.log >= 0 and g.loglog >= 0:
+    if not g.is_one() and all(x >= 0 for x in g._exps()):
         inner = "+".join(_fmt_term(t / g) for t in ts)
         head = _fmt_pos(Term(g.n, g.m))
         out = f"({inner})" if head == "1" else f"{head}({inner})"
-        lg = _fmt_logs(g.log, g.loglog)
+        lg = _fmt_logs(g.log, g.loglog, g.logstar)
         return f"{out} {lg}" if lg else out
     return sep.join(_fmt_term(t) for t in ts)
 
@@ -454,7 +500,7 @@ class Share(Asymptotic):
 class _Parser:
     """Recursive descent over `sum := prod ('+' prod)*`, `prod := pow (('*'|'/'|juxt) pow)*`."""
 
-    _TOKEN = re.compile(r"\s*(log\^(?:\d+|\(\d+/\d+\))|log|\d+(?:\.\d+)?|[nm()+*/^-])")
+    _TOKEN = re.compile(r"\s*(log\^(?:\d+|\(\d+/\d+\))|log\*|log|\d+(?:\.\d+)?|[nm()+*/^-])")
 
     def __init__(self, text: str):
         self.text = text
@@ -531,13 +577,16 @@ class _Parser:
             return Asymptotic.term(m=1)
         if t.startswith("log"):
             p = Fraction(t[4:].strip("()")) if "^" in t else 1
-            if t == "log" and self.peek() == "log":  # `log log n`
+            if t == "log*":  # `log* n`
+                which = "logstar"
+            elif t == "log" and self.peek() == "log":  # `log log n`
                 self.take()
                 p, which = 1, "loglog"
             else:
                 which = "log"
             if self.take() != "n":
-                raise ValueError(f"only `log n` and `log log n` are supported in {self.text!r}")
+                raise ValueError(f"only `log n`, `log log n` and `log* n` are supported in "
+                                 f"{self.text!r}")
             return Asymptotic.term(**{which: p})
         if t == "(":
             out = self.sum()
@@ -565,7 +614,10 @@ def fit_slope(xs: Iterable[float], ys: Iterable[float]) -> float:
 n = Asymptotic.term(n=1)
 m = Asymptotic.term(m=1)
 log_n = Asymptotic.term(log=1)
+log_log_n = Asymptotic.term(loglog=1)
+log_star_n = Asymptotic.term(logstar=1)
 one = Asymptotic.const(1)
 zero = Asymptotic.const(0)
 
-__all__ = ["Asymptotic", "Share", "Term", "fit_slope", "log_n", "m", "n", "one", "zero"]
+__all__ = ["Asymptotic", "Share", "Term", "fit_slope", "log_log_n", "log_n", "log_star",
+           "log_star_n", "m", "n", "one", "zero"]

@@ -14,7 +14,12 @@ n <= m <= n^2). The operators' class rules in `algspec.ops` work on a
   `2 ** ceil(log2(n))` is n, `1 << ceil(log2(n))` is n and `2 ** log2(log2(n))`
   is log n; `2 ** n`, `n ** log2(n)` (faster than any power of n) and
   `2 ** sqrt(log2(n))` (between the powers of log n and of n) have no class;
+  b ** e with both growing is 2 ** (e * log2(b)) (`n ** (1 / log2(n))` is 2);
 * `value`: the number, for an expression free of n, N and m.
+
+`log2` takes powers of n to log n and powers of log n to log log n; `log_star`
+(the iterated logarithm) takes every size that grows at least like a power of
+log log n, and at most like a power of n, to log* n.
 
 A rule that cannot bound its result raises `NotASize` with the reason; the
 static analysis reports it as E605 at the operator.
@@ -79,13 +84,39 @@ def _grows(a: Asymptotic | None) -> bool:
     return a is not None and not a.is_zero and _one().is_o(a)
 
 
+def _lead(g: tuple) -> int | None:
+    """The first non-zero place of a growth tuple (n, log n, log log n, log* n), or None:
+    its sign says whether the class grows (> 0) or tends to 0, its place how fast."""
+    return next((k for k, x in enumerate(g) if x != 0), None)
+
+
 def _rational(x: float) -> Fraction | None:
     """x as a small fraction, or None where it is not one (log2(3) is irrational)."""
+    if not math.isfinite(x):
+        return None
     f = Fraction(x).limit_denominator(1000)
     return f if abs(float(f) - x) <= 1e-9 * max(1.0, abs(x)) else None
 
 
-_EXP_HELP = "2 ** e has one where e is k * log2(size) + c, which is n^k, or bounded"
+_NOT_FINITE = ("it computes with the constant {:g}, which is not a finite number (`0 / 0` "
+               "is nan, `-1 / 0` is -inf): write the bound without it")
+_EXP_HELP = ("2 ** e has one where e is k * log2(size) + c, which is n^k, "
+             "k * log2(log2(n)) + c, which is log^k n, or bounded")
+
+
+def _exp_growth(hi: Asymptotic) -> str:
+    """How 2 ** e grows for an exponent e = O(hi) that grows: why it has no class."""
+    log_n = Asymptotic.term(log=1)
+    loglog = Asymptotic.term(loglog=1)
+    if log_n.is_o(hi):
+        return "faster than any power of n"
+    if hi.is_o(log_n) and loglog.is_o(hi):
+        return "faster than any power of log n but slower than n"
+    if hi.is_o(loglog):
+        return "without bound but slower than any power of log n"
+    if hi == loglog:
+        return "like a power of log n whose exponent the analysis cannot pin to a constant"
+    return "like a power of n whose exponent the analysis cannot pin to a constant"
 
 
 @dataclass(frozen=True)
@@ -105,7 +136,8 @@ class SizeClass:
         if math.isnan(v):
             return SizeClass(_zero(), None, _zero(), v)
         if v == math.inf:
-            raise _not_a_size("it is infinite (a division by zero?)")
+            raise _not_a_size("it is infinite (a division by zero, or a constant beyond a "
+                              "float's range?)")
         if v == -math.inf:
             return SizeClass(_zero(), None, None, v)
         one = _one()
@@ -171,6 +203,8 @@ class SizeClass:
         (2 ** x) ** c, which needs c rational to be a class."""
         if self.value is not None:
             return SizeClass.const(self.value * c)
+        if not math.isfinite(c):
+            raise _not_a_size(_NOT_FINITE.format(c))
         if c == 0:
             return SizeClass.const(0.0)
         if c < 0:
@@ -237,13 +271,24 @@ class SizeClass:
             return self._const_power(o.value)
         if self.value is not None:
             return self._power_of_const(o)
-        raise _not_a_size("its base and its exponent both grow, so it grows faster than any "
-                          f"power of n (b ** e is 2 ** (e * log2(b)), and {_EXP_HELP})")
+        if self.lo is None:
+            raise _not_a_size("its base may be 0 or negative for large n while its exponent "
+                              f"grows (b ** e is 2 ** (e * log2(b)), and {_EXP_HELP})")
+        try:  # b ** e = 2 ** (e * log2(b)) for b > 0
+            return (o * self.log()).exp2()
+        except _not_a_size_type() as err:
+            raise _not_a_size(f"b ** e is 2 ** (e * log2(b)), and {err}") from None
 
     def _const_power(self, e: float) -> SizeClass:
         """x ** e for a constant e (nan where x < 0 and e is fractional: no trips)."""
+        if not math.isfinite(e):
+            raise _not_a_size(_NOT_FINITE.format(e))
         if e == 0:
             return SizeClass.const(1.0)
+        if _rational(e) is None:
+            raise _not_a_size(f"its exponent {e:.10g} is not a fraction k/d with d <= 1000, "
+                              "the exponents a class has; write a fraction at least as large, "
+                              "e.g. `** (17 / 12)` for `** sqrt(2)`")
         if self.down is not None and self.down.is_zero or self.lo is not None:
             if e > 0:
                 lo = self.lo ** e if self.lo is not None else None
@@ -264,6 +309,8 @@ class SizeClass:
     def _power_of_const(self, o: SizeClass) -> SizeClass:
         """b ** y for a constant base b: 2 ** (y * log2(b))."""
         b = self.value
+        if math.isnan(b):
+            raise _not_a_size(_NOT_FINITE.format(b))
         if b == 1:
             return SizeClass.const(1.0)
         if b == 0:
@@ -285,15 +332,8 @@ class SizeClass:
         if _bounded(self.hi):
             lo = _one() if _bounded(self.down) else None
             return SizeClass(_one(), None, _zero())._positive(lo)
-        log_n = Asymptotic.term(log=1)
-        if log_n.is_o(self.hi):
-            what = "faster than any power of n"
-        elif self.hi.is_o(log_n):
-            what = "faster than any power of log n but slower than n"
-        else:
-            what = "like a power of n whose exponent is not a constant"
-        raise _not_a_size(f"its exponent grows like {self.hi}, so it grows {what} "
-                          f"({_EXP_HELP})")
+        raise _not_a_size(f"its exponent grows like {self.hi}, so it grows "
+                          f"{_exp_growth(self.hi)} ({_EXP_HELP})")
 
     def lshift(self, o: SizeClass) -> SizeClass:
         """x << y = x * 2 ** y (the count is clamped at 0 below)."""
@@ -329,6 +369,27 @@ class SizeClass:
             down = (1 / self.lo).log()              # x -> 0 from above: -log2(x) grows
         exp = (self.lo, self.hi) if self.lo is not None else None
         return SizeClass(hi, None, down, None, exp)._positive(lo if _grows(lo) else None)
+
+    def log_star(self) -> SizeClass:
+        """log*(x), the iterated logarithm: log* n for every x between a power of log log n
+        and a power of n (log*(n^k) and log*(log log n) are log* n - O(1)), bounded for a
+        bounded x, never negative. log* of a power of log* n is log* log* n: no class."""
+        if self.value is not None:
+            from algspec.ops import _sz_log_star
+            return SizeClass.const(_sz_log_star(self.value))
+        one = _one()
+        if _bounded(self.hi):
+            return SizeClass(one, None, _zero())
+        star = Asymptotic.term(logstar=1)
+        if _lead(max(self.hi.growth(1), self.hi.growth(2))) == 3:
+            raise _not_a_size(f"it is log* of a size that grows like {self.hi}, which is "
+                              "log* log* n: no class holds it; log_star(n) bounds it from "
+                              "above")
+        lo = None  # log*((log log n)^d) is log* n - O(1): any lower bound that fast will do
+        if self.lo is not None and not self.lo.is_zero:
+            g = min(self.lo.growth(1), self.lo.growth(2))
+            lo = star if _lead(g) in (0, 1, 2) and g[_lead(g)] > 0 else None
+        return SizeClass(star, None, _zero())._positive(lo)
 
     def pow2ceil(self) -> SizeClass:
         """The smallest power of two >= x: between x and 2x, and at least 1."""

@@ -57,8 +57,9 @@ from algspec.efficiency.selection import Selections
 from algspec.efficiency.size_classes import SizeClass
 from algspec.graph_kinds import GRAPH_KINDS
 
-E605_HELP = ("write it as a class n^a m^b log^c n (log log n)^d: n, m, log2, sqrt, min, max, "
-             "constant powers and 2 ** (k * log2(n) + c) (`algspec explain E605`)")
+E605_HELP = ("write it as a class n^a m^b log^c n (log log n)^d (log* n)^e: n, m, log2, "
+             "log_star, sqrt, min, max, constant powers and 2 ** (k * log2(n) + c) "
+             "(`algspec explain E605`)")
 
 
 class EfficiencyError(AlgError, ValueError):
@@ -66,7 +67,7 @@ class EfficiencyError(AlgError, ValueError):
 
     Raised by `analyse` (and so by `CompiledAlgorithm.static_efficiency()`) for a loop
     bound, `calls` bound or node count whose class is not n^a m^b log^c n (log log n)^d
-    (`2 ** n`), or that cannot be bounded (`n / (n - n)`). It is an `AlgError`, so
+    (log* n)^e (`2 ** n`), or that cannot be bounded (`n / (n - n)`). It is an `AlgError`, so
     `diagnostics` holds the diagnostic the CLI prints, and a `ValueError`.
     """
 
@@ -201,6 +202,9 @@ def _constant_bounds(e: ir.Expr, path: str | None) -> SizeClass:
         return SizeClass.const(eval_size(e, 1.0))
     except EfficiencyError as err:
         raise err.at(path) from None
+    except OverflowError:
+        raise _no_class(e, ValueError("it is a constant beyond a float's range (over 1.8e308)"),
+                        path) from None
     except (ops.NotASize, ArithmeticError, ValueError) as err:
         raise _no_class(e, err, path) from None
 
