@@ -35,6 +35,7 @@ __all__ = [
     "FORMAT",
     "concat_trajectories",
     "export",
+    "fitting_chunk",
     "load_dataset",
     "pad_hints",
     "replace_fields",
@@ -49,6 +50,9 @@ FORMAT = "algspec-dataset/1"
 # n=64: 2017 frames) fits in memory.  Part of a dataset's identity: the random
 # stream is split across chunks, so the manifest records it.
 DEFAULT_CHUNK = 256
+# Entries of one N x N edge array in a chunk, at most: from n = 513 on a chunk holds fewer
+# than DEFAULT_CHUNK samples (26 at n = 1600), so that sampling at scale fits in memory.
+EDGE_ENTRIES_PER_CHUNK = 2**26
 SAMPLES_FILE = "samples.npz"
 MANIFEST_FILE = "manifest.json"
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # the earliest date a zip entry can hold
@@ -114,6 +118,14 @@ def _concat_rand_keys(trajs: list[Any]) -> dict[str, Any]:
     if not hasattr(trajs[0], "rand_keys"):
         return {}
     return {"rand_keys": None if any(k is None for k in keys) else np.concatenate(keys)}
+
+
+def fitting_chunk(length: int, chunk_size: int | None = None) -> int:
+    """Samples per interpreter batch at size `length`: `chunk_size` (default
+    DEFAULT_CHUNK), fewer where a chunk's N x N arrays would pass EDGE_ENTRIES_PER_CHUNK."""
+    if chunk_size is not None:
+        return chunk_size
+    return max(1, min(DEFAULT_CHUNK, EDGE_ENTRIES_PER_CHUNK // max(1, length * length)))
 
 
 def sample_dataset(
@@ -208,7 +220,7 @@ def export(
     seed: int,
     params: Mapping[str, Any] | None = None,
     *,
-    chunk_size: int = DEFAULT_CHUNK,
+    chunk_size: int | None = None,
     overwrite: bool = False,
     progress: Progress | None = None,
 ) -> Path:
@@ -220,8 +232,11 @@ def export(
     Everything is written to a temporary sibling directory that is renamed
     into place at the end, so a failure leaves nothing behind.  An existing
     non-empty `out_dir` is replaced only with `overwrite=True`. `progress`, if
-    given, hears how far sampling and writing got (see `Progress`).
+    given, hears how far sampling and writing got (see `Progress`). `chunk_size`
+    (samples per interpreter batch, recorded in the manifest) defaults to
+    `fitting_chunk(length)`.
     """
+    chunk_size = fitting_chunk(length, chunk_size)
     out = Path(out_dir)
     if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
         raise TypeError(f"export needs an integer seed to be reproducible, got {seed!r}")

@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from algspec.dataset import (
-    DEFAULT_CHUNK,
     concat_trajectories,
+    fitting_chunk,
     hint_steps,
     pad_hints,
     replace_fields,
@@ -120,7 +120,7 @@ class BatchSampler:
         track_max_steps: bool = True,
         truncate_decimals: int | None = None,
         length: int | None = None,
-        chunk_size: int = DEFAULT_CHUNK,
+        chunk_size: int | None = None,
         max_steps: int | None = None,
         probe_samples: int = 1000,
         **params: Any,
@@ -137,6 +137,7 @@ class BatchSampler:
         if num_samples == 0:
             raise ValueError(f"num_samples must be positive or -1, got {num_samples}")
         _check_seed(seed)
+        chunk_size = fitting_chunk(length, chunk_size)
         if chunk_size < 1:
             raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
         alg_spec = {k: tuple(v) for k, v in alg.spec.items()}

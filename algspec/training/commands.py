@@ -34,13 +34,15 @@ from algspec.training.config import (
 )
 
 
-def _sizes(text: str) -> tuple[int, ...]:
+def _sizes(text: str, flag: str = "--train-sizes") -> tuple[int, ...]:
     try:
         sizes = tuple(int(s) for s in text.replace(" ", "").split(",") if s)
     except ValueError:
-        raise _fail(f"--train-sizes: expected comma-separated integers, got {text!r}") from None
+        raise _fail(f"{flag}: expected comma-separated integers, got {text!r}") from None
     if not sizes:
-        raise _fail("--train-sizes: empty")
+        raise _fail(f"{flag}: empty")
+    if min(sizes) < 1:
+        raise _fail(f"{flag}: sizes must be at least 1, got {text!r}")
     return sizes
 
 
@@ -180,17 +182,40 @@ def train_command(
           f"{result['seconds_per_step'] * 1000:.1f} ms/step on {result['device']} -> {out}")
 
 
+def _names(text: str, flag: str) -> list[str]:
+    names = [s for s in text.replace(" ", "").split(",") if s]
+    if not names:
+        raise _fail(f"{flag}: empty")
+    return names
+
+
 def eval_command(
     run_dir: Annotated[Path, typer.Argument(help="A run folder written by `algspec train`.")],
     test_size: Annotated[int | None, typer.Option(
         help="Test size [default: the run's].", min=1)] = None,
     test_samples: Annotated[int | None, typer.Option(
-        help="Test samples [default: the run's].", min=1)] = None,
+        help="Test samples (per size and family) [default: the run's].", min=1)] = None,
+    sizes: Annotated[str | None, typer.Option(
+        help="Test at each of these sizes (comma-separated, e.g. 16,80,160,800,1600); "
+             "writes a table and a plot to --out.")] = None,
+    family: Annotated[str | None, typer.Option(
+        help="Graph families to test on (comma-separated, e.g. er,ws,delaunay; `trained` is "
+             "the run's own distribution); see docs/generators.md.")] = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", help="Folder of a --sizes/--family sweep [default: RUN/ood].")] = None,
+    batch_size: Annotated[int | None, typer.Option(
+        help="Test batch size [default: the run's eval batch size]; smaller needs less "
+             "memory at large n.", min=1)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     progress: Annotated[bool, typer.Option(
         help="Show progress on stderr (data, batches tested) when it is a terminal.")] = True,
 ) -> None:
-    """Re-test a trained run's best parameters at any size."""
+    """Re-test a trained run's best parameters at any size, or sweep sizes and graph families."""
+    if sizes is not None or family is not None or out is not None:
+        if test_size is not None:
+            raise _fail("--test-size and --sizes: give one (--sizes 16,80 tests several sizes)")
+        _eval_sweep(run_dir, sizes, family, test_samples, out, batch_size, as_json, progress)
+        return
     from algspec.training.data import SourceError
     from algspec.training.metrics import per_output_lines, score_text
     from algspec.training.trainer import evaluate_run
@@ -204,7 +229,7 @@ def eval_command(
                f"(the run folder is unchanged); run `{shlex.join(words)}` again to start over")
     try:
         res = evaluate_run(run_dir, test_size, test_samples, progress=progress_wanted(progress),
-                           on_interrupt=lambda: stopped)
+                           on_interrupt=lambda: stopped, batch_size=batch_size)
     except KeyboardInterrupt:
         raise interrupted(stopped) from None
     except (FileNotFoundError, SourceError, ValueError) as exc:
@@ -218,6 +243,45 @@ def eval_command(
           f"test {score_text(res)} at n={res['size']} ({res['samples']} samples)")
     for line in per_output_lines(res):
         print(f"  {line}")
+
+
+def _eval_sweep(run_dir: Path, sizes_text: str | None, family_text: str | None,
+                samples: int | None, out: Path | None, batch_size: int | None,
+                as_json: bool, progress: bool) -> None:
+    """`eval RUN --sizes ... --family ...`: every cell, a table, a plot; resumable."""
+    from algspec.training.data import SourceError
+    from algspec.training.ood import TRAINED, markdown_table, run_sweep
+    from algspec.training.runs import read_result
+
+    families = _names(family_text, "--family") if family_text is not None else [TRAINED]
+    if sizes_text is not None:
+        sizes = list(_sizes(sizes_text, "--sizes"))
+    else:
+        res = read_result(run_dir)
+        if res is None:
+            raise _fail(f"{run_dir}: no finished run there (give --sizes to name the sizes)")
+        sizes = [int(res["test"]["size"])]
+    folder = out if out is not None else run_dir / "ood"
+    words = ["algspec", "eval", str(run_dir), "--sizes", ",".join(map(str, sizes)),
+             "--family", ",".join(families), "--out", str(folder)]
+    for flag, value in (("--test-samples", samples), ("--batch-size", batch_size)):
+        words += [flag, str(value)] if value is not None else []
+    stopped = (f"the sweep stopped; the cells it finished are kept in {folder / 'cells'}; "
+               f"run `{shlex.join(words)}` again to test the rest")
+    try:
+        summary = run_sweep(run_dir, sizes, families, samples, folder, batch_size,
+                            progress=progress_wanted(progress), on_interrupt=lambda: stopped)
+    except KeyboardInterrupt:
+        raise interrupted(stopped) from None
+    except (FileNotFoundError, SourceError, ValueError) as exc:
+        if caused_by_interrupt(exc):
+            raise interrupted(stopped) from None
+        raise _fail(str(exc)) from None
+    if as_json:
+        print(json.dumps(summary, indent=2))
+        return
+    print(markdown_table(summary), end="")
+    print(f"\nwritten: {folder / 'ood.md'}, {folder / 'ood.json'}, {folder / 'ood.png'}")
 
 
 def _experiment_command_line(grid_file: Path, out: Path, jobs: int, launcher: str,

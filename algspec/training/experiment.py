@@ -76,6 +76,11 @@ from algspec.training.grid import (  # noqa: F401 - the grid's data model, re-ex
     select_only,
 )
 from algspec.training.grid_progress import GridProgress, outcome_line
+from algspec.training.ood_report import (
+    check_grid_families,
+    ood_section,
+    sweep_runs,
+)
 from algspec.training.runs import read_result
 
 
@@ -115,6 +120,8 @@ def run_grid(
                       and not Path(r.config.algorithm).is_file()})
     if missing:
         raise GridError(f"missing algorithm file(s): {', '.join(missing)}")
+    if grid.ood is not None:
+        check_grid_families(grid.ood, runs)
     for r in runs:
         if r.done and (diff := _config_mismatch(r)):
             raise GridError(
@@ -143,6 +150,8 @@ def run_grid(
         failures = [f"{o.run.dir.name}: {o.error}" for o in outcomes if not o.ok]
     else:
         failures = _run_here(todo, train_fn, progress, log)
+    if grid.ood is not None:
+        failures += sweep_runs(grid.ood, [r for r in chosen if r.done], progress, log)
     out.mkdir(parents=True, exist_ok=True)  # after the launcher started: a refused one leaves
     report = write_report(grid, out)        # no folder behind
     report["failures"] = failures
@@ -352,6 +361,9 @@ def write_report(grid: Grid, out: Path) -> dict[str, Any]:
         figs = [f for k, f in figures.items() if k.endswith(f"_h{h}")]
         if figs:
             lines += [f"![{f}]({f})" for f in figs] + [""]
+    ood_lines, ood_table = ood_section(grid, rows, out) if grid.ood else ([], {})
+    lines += ood_lines
+    figures.update(ood_table.get("figures", {}))
     variant_lines, variant_table = _variants_section(grid, rows)
     lines += variant_lines
     if grid.notes.strip():
@@ -366,6 +378,7 @@ def write_report(grid: Grid, out: Path) -> dict[str, Any]:
         "figures": figures,
         "variants": variant_table,
         "efficiency": eff_table,
+        "ood": ood_table.get("table", {}),
         "runs": rows,
     }
     tmp = out / "results.json.tmp"

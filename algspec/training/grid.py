@@ -59,6 +59,17 @@ class Variant:
     train: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class OodPlan:
+    """The grid's `ood:` section: every finished run is tested at these sizes on these
+    graph families (`algspec eval RUN --sizes ... --family ...`) into `RUN/ood/`."""
+
+    sizes: tuple[int, ...]
+    families: tuple[str, ...] = ("trained",)
+    samples: int | None = None  # default: each run's test samples
+    batch_size: int | None = None  # default: each run's eval batch size
+
+
 @dataclass
 class Grid:
     name: str
@@ -72,6 +83,7 @@ class Grid:
     variants_title: str = "Variants"
     reference: dict[str, Any] | None = None
     notes: str = ""  # markdown written at the end of the report (analysis, what was not run)
+    ood: OodPlan | None = None
 
 
 @dataclass
@@ -132,7 +144,7 @@ def load_grid(path: str | Path) -> Grid:
     if not isinstance(raw, dict):
         raise GridError(f"{path}: expected a mapping at the top level")
     known = {"name", "tasks", "processors", "hidden", "seeds", "train", "variants",
-             "variants_title", "reference", "notes", "backend", "graph"}
+             "variants_title", "reference", "notes", "backend", "graph", "ood"}
     unknown = set(raw) - known
     if unknown:
         raise GridError(f"{path}: unknown key(s) {', '.join(sorted(unknown))}")
@@ -166,7 +178,26 @@ def load_grid(path: str | Path) -> Grid:
         variants_title=str(raw.get("variants_title") or "Variants"),
         reference=dict(reference) if reference else None,
         notes=str(raw.get("notes") or ""),
+        ood=_load_ood(raw["ood"], path) if raw.get("ood") is not None else None,
     )
+
+
+def _load_ood(raw: Any, path: Path) -> OodPlan:
+    """`ood: {sizes: [16, 160], families: [er, delaunay], samples: 32, batch_size: 8}`."""
+    if not isinstance(raw, dict) or "sizes" not in raw:
+        raise GridError(f"{path}: ood needs sizes (and optionally families, samples, "
+                        "batch_size)")
+    unknown = set(raw) - {"sizes", "families", "samples", "batch_size"}
+    if unknown:
+        raise GridError(f"{path}: ood: unknown key(s) {', '.join(sorted(unknown))}")
+    sizes = _as_list(raw["sizes"], "ood.sizes", int)
+    families = _as_list(raw.get("families", ["trained"]), "ood.families", str)
+    counts = {k: raw.get(k) for k in ("samples", "batch_size")}
+    if not sizes or min(sizes) < 1 or not families or any(
+            v is not None and (not isinstance(v, int) or v < 1) for v in counts.values()):
+        raise GridError(f"{path}: ood: sizes, samples and batch_size must be positive "
+                        "integers and families a non-empty list")
+    return OodPlan(tuple(sizes), tuple(families), counts["samples"], counts["batch_size"])
 
 
 def _with_backend(raw: dict[str, Any], train: dict[str, Any], path: Path) -> dict[str, Any]:

@@ -6,6 +6,8 @@
 - `plot_task_curves`: the paper's Figure 5, losses (solid) and validation
   scores (dashed) over steps, sequential in orange, parallel thicker in
   turquoise, one panel per processor.
+- `plot_ood`: an out-of-distribution sweep, score against n per graph family;
+  `plot_ood_pairs`: a grid task's sweeps, sequential beside parallel.
 """
 
 from __future__ import annotations
@@ -148,3 +150,58 @@ def plot_task_curves(
     fig.tight_layout()
     fig.savefig(png, dpi=120)
     plt.close(fig)
+
+
+def plot_ood(series: Mapping[str, Sequence[tuple[int, float]]], ylabel: str, title: str,
+             png: str | Path) -> None:
+    """An out-of-distribution sweep: score against n (log scale), one line per family."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    for family, points in series.items():
+        points = sorted(points)
+        ax.plot([n for n, _ in points], [v for _, v in points], marker="o", label=family)
+    ax.set_xscale("log")
+    ax.set_xlabel("n (test size)")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=9)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    png = Path(png)
+    tmp = png.with_name(png.stem + ".tmp.png")
+    fig.savefig(tmp, dpi=120)
+    plt.close(fig)
+    tmp.replace(png)
+
+
+def plot_ood_pairs(curves: Mapping[str, Mapping[tuple[str, str], Sequence[tuple[int, float]]]],
+                   labels: Mapping[str, str], png: str | Path, title: str = "") -> None:
+    """A grid task out of distribution: one panel per processor, score against n (log),
+    sequential in orange and parallel in turquoise, one line style per graph family."""
+    plt = _pyplot()
+    procs = list(curves)
+    fig, axes = plt.subplots(1, max(len(procs), 1), figsize=(3.2 * max(len(procs), 1), 3.2),
+                             squeeze=False, sharey=True)
+    families = sorted({f for c in curves.values() for _, f in c})
+    styles = ["-", "--", ":", "-."]
+    for ax, p in zip(axes[0], procs):
+        for (role, family), points in sorted(curves[p].items()):
+            color = SEQ_COLOR if role == "sequential" else PAR_COLOR
+            ax.plot([n for n, _ in points], [v for _, v in points], color=color, marker="o",
+                    ms=3, linestyle=styles[families.index(family) % len(styles)],
+                    linewidth=1.2 if role == "sequential" else 2.0,
+                    label=f"{labels.get(role, role)}, {family}")
+        ax.set_xscale("log")
+        ax.set_title(p, fontsize=9)
+        ax.set_xlabel("n")
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("score")
+    axes[0][-1].legend(fontsize=6)
+    if title:
+        fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    png = Path(png)
+    tmp = png.with_name(png.stem + ".tmp.png")
+    fig.savefig(tmp, dpi=120)
+    plt.close(fig)
+    tmp.replace(png)

@@ -147,12 +147,15 @@ def _numpy_params(params: Any) -> dict[str, dict[str, np.ndarray]]:
     return {mod: {k: np.asarray(v) for k, v in p.items()} for mod, p in params.items()}
 
 
-def _source_for(config: TrainConfig, saved_path: str | None = None) -> Source:
-    """The run's algorithm; a moved working directory falls back to the saved path."""
+def source_for_run(config: TrainConfig, saved_path: str | None = None,
+                   params: dict[str, Any] | None = None) -> Source:
+    """The run's algorithm; a moved working directory falls back to the saved path.
+
+    `params` replaces the run's generator parameters (another graph family)."""
     algorithm = config.algorithm
     if saved_path and not Path(algorithm).exists() and Path(saved_path).exists():
         algorithm = saved_path
-    return resolve_source(algorithm, config.generator_params)
+    return resolve_source(algorithm, config.generator_params if params is None else params)
 
 
 @contextlib.contextmanager
@@ -169,7 +172,9 @@ def _data_errors(source: Source) -> Iterator[None]:
         raise SourceError(f"{source.name}: {exc}") from exc
 
 
-def _test_set(source: Source, config: TrainConfig, size: int, samples: int) -> tuple[dict, Any]:
+def fixed_test_set(source: Source, config: TrainConfig, size: int,
+                   samples: int) -> tuple[dict, Any]:
+    """A run's test set at `size`: the same samples for the same seed, size and count."""
     return fixed_set(
         source, size, samples, derive_seed(config.seed, "test", size),
         random_pos=config.test_random_pos,
@@ -288,7 +293,7 @@ def _prepare_lane(config: TrainConfig, out: Path, progress: bool) -> _Lane:
 
     A bad source, or a file that cannot be sampled, fails here: before any run
     folder is written."""
-    source = _source_for(config)
+    source = source_for_run(config)
     pred_as_input = use_pred_as_input(source, config.pred_as_input)
     sizes = list(config.train_sizes)
     with _data_errors(source):
@@ -310,7 +315,7 @@ def _prepare_lane(config: TrainConfig, out: Path, progress: bool) -> _Lane:
         # Initialise on the largest training size: the model reads feature widths
         # from this batch, and the longest trajectories exercise every hint.
         init_batch = next(streams[int(np.argmax(sizes))])
-        _test_set(source, config, config.test_size, 2)  # the test size samples too
+        fixed_test_set(source, config, config.test_size, 2)  # the test size samples too
     return _Lane(config, out, source, spec, streams, val_set, init_batch)
 
 
@@ -459,7 +464,7 @@ def _test(lane: _Lane, model: Any, guard: DeferredInterrupt, progress: bool
     with _data_errors(source):
         _note(progress, f"generating data: {config.test_samples} test samples "
               f"at n={config.test_size}")
-        test_spec, test_set = _test_set(source, config, config.test_size, config.test_samples)
+        test_spec, test_set = fixed_test_set(source, config, config.test_size, config.test_samples)
     t0 = time.perf_counter()
     test = evaluate(model, test_set, config.eval_batch_size, derive_seed(config.seed, "val", 0),
                     progress=progress, desc=f"testing at n={config.test_size}", interrupt=guard)
@@ -506,9 +511,9 @@ def _write(lane: _Lane, tested: tuple[dict[str, Any], Any, float], timing: dict[
         "final_loss": lane.last_loss,
         "best_step": lane.best_step,
         "config_digest": config.digest(),
-        "val": {**_scores(lane.best_val), "size": config.val_size,
+        "val": {**scores_of(lane.best_val), "size": config.val_size,
                 "samples": config.val_samples},
-        "test": {**_scores(test), "size": config.test_size, "samples": config.test_samples},
+        "test": {**scores_of(test), "size": config.test_size, "samples": config.test_samples},
     }
     assert test_spec == lane.spec, "test and training specs differ"
     try:
@@ -520,7 +525,7 @@ def _write(lane: _Lane, tested: tuple[dict[str, Any], Any, float], timing: dict[
     return result
 
 
-def _scores(summary: dict[str, Any]) -> dict[str, Any]:
+def scores_of(summary: dict[str, Any]) -> dict[str, Any]:
     """A split's scores as result.json stores them: each figure with the name of its metric."""
     return {"score": summary["score"], "metric": summary["metric"], "mse": summary["mse"],
             "per_output": summary["per_output"],
@@ -547,7 +552,7 @@ def load_checkpoint(run_dir: str | Path) -> dict[str, Any]:
 def evaluate_run(
     run_dir: str | Path, test_size: int | None = None, test_samples: int | None = None,
     *, write: bool = True, progress: bool = False,
-    on_interrupt: Callable[[], str] | None = None,
+    on_interrupt: Callable[[], str] | None = None, batch_size: int | None = None,
 ) -> dict[str, Any]:
     """Re-test a saved run's best parameters on a fresh test set at `test_size`.
 
@@ -563,19 +568,19 @@ def evaluate_run(
     samples = int(test_samples or config.test_samples)
     _note(progress, "loading JAX" + (", TensorFlow and dm-clrs" if config.backend == "clrs"
                                       else ""))
-    source = _source_for(config, ckpt.get("source_path"))
+    source = source_for_run(config, ckpt.get("source_path"))
     _note(progress, f"generating data: {samples} test samples at n={size}")
-    spec, test_set = _test_set(source, config, size, samples)
+    spec, test_set = fixed_test_set(source, config, size, samples)
     saved_spec = {k: tuple(v) for k, v in ckpt["spec"].items()}
     if {k: tuple(v) for k, v in spec.items()} != saved_spec:
         raise ValueError(f"{config.algorithm}: its spec changed since the run was trained")
     guard = DeferredInterrupt("this batch", on_force=on_interrupt)
     with guard.hold():
         model = get_backend(config.backend).restore(
-            spec, next(batches(test_set, config.eval_batch_size)), config, Path(run_dir),
-            ckpt["params"])
+            spec, next(batches(test_set, batch_size or config.eval_batch_size)), config,
+            Path(run_dir), ckpt["params"])
     t0 = time.perf_counter()
-    scores = evaluate(model, test_set, config.eval_batch_size,
+    scores = evaluate(model, test_set, batch_size or config.eval_batch_size,
                       derive_seed(config.seed, "val", 0), progress=progress,
                       desc=f"testing at n={size} (the first batch compiles)", interrupt=guard)
     out = {
@@ -585,7 +590,7 @@ def evaluate_run(
         "seed": config.seed,
         "size": size,
         "samples": samples,
-        **_scores(scores),
+        **scores_of(scores),
         "seconds": time.perf_counter() - t0,
         "device": device_description(),
     }
