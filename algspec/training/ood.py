@@ -107,9 +107,23 @@ def _mean_edges(feedback: Any) -> float | None:
     return float(np.mean(np.max(counts, axis=0))) if counts else None
 
 
+def _test_set_key(config: TrainConfig, source_path: str | None, cell: Cell) -> tuple:
+    """What a cell's test set depends on: runs that agree on it share one draw."""
+    path = Path(_file_of(config, source_path))
+    text = path.read_bytes() if path.is_file() else config.algorithm.encode()
+    params = json.dumps(family_params(config, cell.family), sort_keys=True, default=str)
+    return (text, params, cell.size, cell.samples, config.seed, config.test_random_pos,
+            config.pred_as_input)
+
+
 def test_cell(run_dir: Path, ckpt: dict[str, Any], config: TrainConfig, cell: Cell,
-              batch_size: int, *, progress: bool, guard: DeferredInterrupt) -> dict[str, Any]:
-    """The scores of one cell, with what it cost (sampling and testing seconds, memory)."""
+              batch_size: int, *, progress: bool, guard: DeferredInterrupt,
+              shared: dict[tuple, tuple] | None = None) -> dict[str, Any]:
+    """The scores of one cell, with what it cost (sampling and testing seconds, memory).
+
+    `shared` keeps test sets between calls: the runs of one file and seed that differ
+    only in processor or hidden size are tested on one draw (sampling at n = 800 can
+    take minutes)."""
     from algspec.training.backends import get_backend
     from algspec.training.trainer import (
         evaluate,
@@ -119,8 +133,15 @@ def test_cell(run_dir: Path, ckpt: dict[str, Any], config: TrainConfig, cell: Ce
     )
 
     t0 = time.perf_counter()
-    source = source_for_run(config, ckpt.get("source_path"), family_params(config, cell.family))
-    spec, test_set = fixed_test_set(source, config, cell.size, cell.samples)
+    key = _test_set_key(config, ckpt.get("source_path"), cell)
+    if shared is not None and key in shared:
+        spec, test_set = shared[key]
+    else:
+        source = source_for_run(config, ckpt.get("source_path"),
+                                family_params(config, cell.family))
+        spec, test_set = fixed_test_set(source, config, cell.size, cell.samples)
+        if shared is not None:
+            shared[key] = (spec, test_set)
     sampled = time.perf_counter() - t0
     saved_spec = {k: tuple(v) for k, v in ckpt["spec"].items()}
     if {k: tuple(v) for k, v in spec.items()} != saved_spec:
@@ -150,11 +171,13 @@ def run_sweep(
     batch_size: int | None = None, *, progress: bool = False,
     log: Callable[[str], None] | None = None,
     on_interrupt: Callable[[], str] | None = None,
+    shared: dict[tuple, tuple] | None = None,
 ) -> dict[str, Any]:
     """Test a run in every (family, size) cell, resuming after the cells already written.
 
     Returns the summary written to `OUT/ood.json`; `log` gets one line per cell.
-    A Ctrl-C stops after the cell in flight (finished cells are kept)."""
+    A Ctrl-C stops after the cell in flight (finished cells are kept). `shared`
+    holds test sets for the next sweep of the same file (see `test_cell`)."""
     from algspec.training.trainer import device_description, load_checkpoint
 
     run_dir = Path(run_dir)
@@ -179,7 +202,8 @@ def run_sweep(
     for i, cell in enumerate(todo, 1):
         say(f"[{i}/{len(todo)}] {cell.family} n={cell.size}: sampling {cell.samples} "
             "test samples")
-        rec = test_cell(run_dir, ckpt, config, cell, batch_size, progress=progress, guard=guard)
+        rec = test_cell(run_dir, ckpt, config, cell, batch_size, progress=progress, guard=guard,
+                        shared=shared)
         write_json_atomic(out / CELLS / cell.file_name, rec)
         say(f"[{i}/{len(todo)}] {cell.family} n={cell.size}: {score_text(rec)} (sampled in "
             f"{rec['sample_seconds']:.1f} s, tested in {rec['test_seconds']:.1f} s, peak host "

@@ -43,14 +43,23 @@ def check_grid_families(plan: OodPlan, runs: list[RunSpec]) -> None:
 
 def sweep_runs(plan: OodPlan, runs: list[RunSpec], progress: bool,
                log: Callable[[str], None]) -> list[str]:
-    """Sweep each finished run (cells already tested are kept); the failures, one line each."""
+    """Sweep each finished run (cells already tested are kept); the failures, one line each.
+
+    Runs of one file go one after another and share their test sets."""
     failures = []
+    runs = sorted(runs, key=lambda r: (r.config.algorithm, r.seed))
+    shared: dict[tuple, tuple] = {}
+    current = None
     for k, r in enumerate(runs, 1):
+        if (r.config.algorithm, r.seed) != current:
+            current = (r.config.algorithm, r.seed)
+            shared.clear()  # keep one file's test sets at a time
         log(f"[ood {k}/{len(runs)}] {r.dir.name}: n = {', '.join(map(str, plan.sizes))} on "
             f"{', '.join(plan.families)}")
         try:
             run_sweep(r.dir, plan.sizes, plan.families, plan.samples, r.dir / OOD_FOLDER,
-                      plan.batch_size, progress=progress, log=lambda line: log(f"  {line}"))
+                      plan.batch_size, progress=progress, log=lambda line: log(f"  {line}"),
+                      shared=shared)
         except KeyboardInterrupt:
             raise
         except Exception as exc:  # noqa: BLE001 - one failed sweep must not stop the others
