@@ -106,3 +106,28 @@ def test_cli_sweep_prints_the_table_and_bad_use_is_one_line(bfs_run: Path,
         assert r.exit_code == 2, (args, r.stdout, r.stderr)
         lines = r.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error:") and words in lines[0], lines
+
+
+def test_sweeps_of_one_file_share_test_sets_that_fit(bfs_run: Path, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from algspec.training import ood, trainer
+
+    drawn: list[int] = []
+    draw = trainer.fixed_test_set
+
+    def counting(source, config, size, samples):
+        drawn.append(size)
+        return draw(source, config, size, samples)
+
+    monkeypatch.setattr(trainer, "fixed_test_set", counting)
+    shared: dict = {}
+    first = ood.run_sweep(bfs_run, [5, 6], ["trained"], samples=4, out=tmp_path / "a",
+                          log=lambda _: None, shared=shared)
+    again = ood.run_sweep(bfs_run, [5, 6], ["trained"], samples=4, out=tmp_path / "b",
+                          log=lambda _: None, shared=shared)
+    assert drawn == [5, 6] and len(shared) == 2
+    assert [c["score"] for c in again["cells"]] == [c["score"] for c in first["cells"]]
+    monkeypatch.setattr(ood, "SHARED_BYTES", 0)  # too large to keep: drawn again
+    ood.run_sweep(bfs_run, [7], ["trained"], samples=4, out=tmp_path / "c",
+                  log=lambda _: None, shared=shared)
+    assert drawn == [5, 6, 7] and len(shared) == 2

@@ -31,6 +31,9 @@ from algspec.training.runs import DeferredInterrupt
 
 TRAINED = "trained"  # the run's own input distribution: no family override
 CELLS = "cells"
+# A test set is kept for the next run of its file only below this size: a file with edge
+# hints holds N x N per frame (Boruvka at n = 800: about 1 GB for 16 samples).
+SHARED_BYTES = 2**28
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,13 @@ def _mean_edges(feedback: Any) -> float | None:
     return float(np.mean(np.max(counts, axis=0))) if counts else None
 
 
+def _nbytes(feedback: Any) -> int:
+    """The bytes a Feedback's arrays hold."""
+    f = feedback.features
+    return int(sum(np.asarray(dp.data).nbytes for dp in (*f.inputs, *f.hints,
+                                                          *feedback.outputs)))
+
+
 def _test_set_key(config: TrainConfig, source_path: str | None, cell: Cell) -> tuple:
     """What a cell's test set depends on: runs that agree on it share one draw."""
     path = Path(_file_of(config, source_path))
@@ -121,9 +131,9 @@ def test_cell(run_dir: Path, ckpt: dict[str, Any], config: TrainConfig, cell: Ce
               shared: dict[tuple, tuple] | None = None) -> dict[str, Any]:
     """The scores of one cell, with what it cost (sampling and testing seconds, memory).
 
-    `shared` keeps test sets between calls: the runs of one file and seed that differ
-    only in processor or hidden size are tested on one draw (sampling at n = 800 can
-    take minutes)."""
+    `shared` keeps test sets (up to SHARED_BYTES each) between calls: the runs of one
+    file and seed that differ only in processor or hidden size are tested on one draw
+    (sampling at n = 800 can take minutes)."""
     from algspec.training.backends import get_backend
     from algspec.training.trainer import (
         evaluate,
@@ -140,7 +150,7 @@ def test_cell(run_dir: Path, ckpt: dict[str, Any], config: TrainConfig, cell: Ce
         source = source_for_run(config, ckpt.get("source_path"),
                                 family_params(config, cell.family))
         spec, test_set = fixed_test_set(source, config, cell.size, cell.samples)
-        if shared is not None:
+        if shared is not None and _nbytes(test_set) <= SHARED_BYTES:
             shared[key] = (spec, test_set)
     sampled = time.perf_counter() - t0
     saved_spec = {k: tuple(v) for k, v in ckpt["spec"].items()}
