@@ -85,8 +85,9 @@ def _text(values: list[float] | None) -> str:
     if not values:
         return "–"
     mean = statistics.fmean(values)
-    std = statistics.stdev(values) if len(values) > 1 else 0.0
-    return f"{100 * mean:.1f} ± {100 * std:.1f}"
+    if len(values) == 1:  # one seed: no spread to show
+        return f"{100 * mean:.1f}"
+    return f"{100 * mean:.1f} ± {100 * statistics.stdev(values):.1f}"
 
 
 def ood_section(grid: Grid, rows: list[dict[str, Any]], out: Path
@@ -101,7 +102,8 @@ def ood_section(grid: Grid, rows: list[dict[str, Any]], out: Path
     lines = ["## Out of distribution", "",
              (f"Each finished run tested at n = {', '.join(map(str, sizes))} on "
              f"{', '.join(plan.families)} (`trained` is the run's own input distribution); "
-             "micro-F1 (%) mean ± sample std over seeds, one test set per cell "
+             "micro-F1 (%), mean ± sample std over seeds where there are several; one test "
+             "set per cell "
              "(`RUN/ood/`)."), ""]
     table: dict[str, Any] = {}
     figures: dict[str, str] = {}

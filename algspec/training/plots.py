@@ -160,7 +160,7 @@ def plot_ood(series: Mapping[str, Sequence[tuple[int, float]]], ylabel: str, tit
     for family, points in series.items():
         points = sorted(points)
         ax.plot([n for n, _ in points], [v for _, v in points], marker="o", label=family)
-    ax.set_xscale("log")
+    _size_axis(ax, [n for points in series.values() for n, _ in points])
     ax.set_xlabel("n (test size)")
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=9)
@@ -180,7 +180,7 @@ def plot_ood_pairs(curves: Mapping[str, Mapping[tuple[str, str], Sequence[tuple[
     sequential in orange and parallel in turquoise, one line style per graph family."""
     plt = _pyplot()
     procs = list(curves)
-    fig, axes = plt.subplots(1, max(len(procs), 1), figsize=(3.2 * max(len(procs), 1), 3.2),
+    fig, axes = plt.subplots(1, max(len(procs), 1), figsize=(max(5.0, 3.2 * len(procs)), 3.6),
                              squeeze=False, sharey=True)
     families = sorted({f for c in curves.values() for _, f in c})
     styles = ["-", "--", ":", "-."]
@@ -191,7 +191,7 @@ def plot_ood_pairs(curves: Mapping[str, Mapping[tuple[str, str], Sequence[tuple[
                     ms=3, linestyle=styles[families.index(family) % len(styles)],
                     linewidth=1.2 if role == "sequential" else 2.0,
                     label=f"{labels.get(role, role)}, {family}")
-        ax.set_xscale("log")
+        _size_axis(ax, [n for points in curves[p].values() for n, _ in points])
         ax.set_title(p, fontsize=9)
         ax.set_xlabel("n")
         ax.grid(alpha=0.3)
@@ -205,3 +205,11 @@ def plot_ood_pairs(curves: Mapping[str, Mapping[tuple[str, str], Sequence[tuple[
     fig.savefig(tmp, dpi=120)
     plt.close(fig)
     tmp.replace(png)
+
+
+def _size_axis(ax: Any, sizes: Sequence[int]) -> None:
+    """A log-scale axis of test sizes, labelled at the sizes themselves."""
+    ax.set_xscale("log")
+    ticks = sorted(set(sizes))
+    ax.set_xticks(ticks, [str(n) for n in ticks])
+    ax.minorticks_off()
