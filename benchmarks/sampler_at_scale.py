@@ -31,12 +31,13 @@ CHILD = r"""
 import json, resource, sys, time
 import numpy as np
 import algspec
+from algspec.sampling import BatchSampler
 path, n, family, samples, chunk = sys.argv[1:6]
 alg = algspec.load(path)
 t = time.perf_counter()
 kwargs = {} if chunk == "fit" else {"chunk_size": int(chunk)}
-fb = alg.batch_sampler(length=int(n), num_samples=int(samples), seed=0, family=family,
-                       **kwargs).next()
+fb = BatchSampler(alg, alg.spec, int(samples), seed=0, length=int(n), family=family,
+                  **kwargs).next()
 seconds = time.perf_counter() - t
 print(json.dumps({"seconds": seconds, "frames": int(np.max(fb.features.lengths)),
                   "peak_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}))
