@@ -119,10 +119,21 @@ _ALL = [
     _c("E601", _E, "checks", "loop bound is not an expression in n and m",
        "Bounds and node counts may use constants, n, N, m and the builtins only."),
     _c("E602", _E, "checks", "range is not statically bounded",
-       "The end of a `for` range must be an expression in n and m, unless the loop declares "
-       "its worst-case trips: `for x in a .. b bound EXPR` (checked at run time, R102)."),
+       "The end of a `for` range must be an expression in n and m (the start, when a `step` "
+       "counts down), and so must a `step`, unless the loop declares its worst-case trips: "
+       "`for x in a .. b bound EXPR`, `for x in a .. b step s bound EXPR` (checked at run "
+       "time, R102)."),
     _c("E604", _E, "checks", "loop without a bound",
        "`while` needs `bound EXPR` (worst-case trips in n and m)."),
+    _c("E606", _E, "checks", "bad range step",
+       "`for x in a .. b step s` visits a, a + s, ... before b (Python's `range(a, b, s)`); "
+       "the step's sign is its direction. A step that is 0 at every size, whose sign changes "
+       "with n, or that counts away from the end of a range whose ends are expressions in n "
+       "(`0 .. n step -1`) is an error; so is `reversed` with `step` (count down with a "
+       "negative step). Where the ends read data the run time checks it (R111)."),
+    _c("E607", _E, "checks", "edge loop over something other than edges(A)",
+       "`for (u, v) in edges(A)` loops over the pairs with A[u, v] != 0 of a declared edge "
+       "array A; node or graph data, a local, or another function than `edges` is an error."),
     _c("E605", _E, "efficiency", "size expression without an asymptotic class",
        "The static efficiency analysis needs the class of every loop bound, `calls` bound and "
        "node count, as n^a m^b log^c n (log log n)^d (log* n)^e (`log2(log2(n))` is log "
@@ -149,7 +160,20 @@ _ALL = [
     _c("E707", _E, "checks", "duplicate procedure",
        "Two procedures of one name, in this file or its includes."),
     _c("E708", _E, "checks", "procedure call inside a round",
-       "A procedure runs sequential statements: call it outside rounds."),
+       "A procedure runs sequential statements: call it outside rounds (its value too: "
+       "`let y = f(x)` before the round)."),
+    _c("E709", _E, "checks", "misplaced `return`",
+       "`return EXPR` ends a procedure's path with its value: the last statement of the body, "
+       "or of each branch of an `if`/`else` that ends it; not inside a loop or a round, not at "
+       "the top level, and once a procedure returns a value every path must."),
+    _c("E710", _E, "checks", "procedure value where its statements cannot run first",
+       "The calls of value procedures in a statement run before it, in order. A call where "
+       "that would change what runs is an error: on the right of `and`/`or`, in a branch of "
+       "`a if c else b`, in a `while` condition, inside an aggregation, in a whole-array "
+       "expression, a declaration or a size expression. Compute it first: `let y = f(x)`."),
+    _c("E711", _E, "checks", "recursive procedure that returns a value",
+       "Value procedures are inlined where they are used, so they cannot be on a cycle of "
+       "calls; a recursive procedure writes its results to declared state instead."),
     # ---------------------------------------------------------------- lint
     _c("L101", _W, "lint", "declared but never used", "An input or state nothing reads."),
     _c("L102", _W, "lint", "hint never changes (CLRS would make it an input)",
@@ -203,6 +227,10 @@ _ALL = [
        "A sample of a program with hints ended without reaching a `record`. CLRS trajectories "
        "start with a frame that models read as the initial hints; record once where every "
        "run passes. Lint samples small inputs, so it reports this fault too."),
+    _c("R111", _E, "runtime", "range step is 0 or points away from its end",
+       "A `for x in a .. b step s` whose step is 0 at this size (`step n // 8` at n = 4), or "
+       "counts away from its end (a > b with s > 0, a < b with s < 0). Equal ends run no "
+       "trips; a range without `step` is simply empty when a >= b."),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

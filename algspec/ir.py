@@ -19,7 +19,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, model_serializer
 
 from algspec.diagnostics import Span
 
@@ -269,10 +269,15 @@ class While(Stmt):
 
 
 class ForRange(Stmt):
-    """`for var in start .. stop` (stop exclusive), optionally reversed.
+    """`for var in start .. stop` (stop exclusive), optionally reversed, optionally stepped.
 
     `bound` is the worst-case trip count in n and m that the checks derived
-    from `stop - start`.
+    from `stop - start` (and the step), or the declared `bound`.
+
+    `step` (an int expression in n and m; None: 1) visits start, start + step, ...
+    while before `stop` in the step's direction (Python's `range(start, stop, step)`).
+    A step of 0, or one pointing away from `stop` (start < stop with step < 0, or
+    start > stop with step > 0), is a run-time fault (R111); equal ends run no trips.
     """
 
     kind: Literal["for_range"] = "for_range"
@@ -281,6 +286,39 @@ class ForRange(Stmt):
     start: Expr
     stop: Expr
     reverse: bool = False
+    bound: Expr
+    step: Expr | None = None
+    body: list[Statement]
+
+    @model_serializer(mode="wrap")
+    def _without_unit_step(self, handler):
+        # A range without `step` serialises as before `step` existed, so the spec hash of
+        # every earlier program (algspec.identity) is unchanged.
+        out = handler(self)
+        if isinstance(out, dict) and out.get("step", 0) is None:
+            del out["step"]
+        return out
+
+
+class ForEdges(Stmt):
+    """`for (u, v) in edges(A)`: every pair with A[u, v] != 0, one trip each, sequentially.
+
+    `select` is the edge-located bool expression of the edges (`A[@i, @j] != 0`),
+    evaluated once when the loop starts (later writes to A do not change its list).
+    The pairs come in row-major order, or in ascending `key` (an edge-located
+    expression, evaluated once; ties in row-major order, or numpy's default
+    `np.argsort` of the sample's key list with `unstable`). Samples have their own
+    edge counts: a sample's loop ends after its own edges. `bound` (in n and m; m
+    unless declared) caps the trips, checked at run time (R102).
+    """
+
+    kind: Literal["for_edges"] = "for_edges"
+    vars: list[str]  # the two ends: source u, target v
+    vars_local: list[bool] = [True, True]
+    array: str  # the edge datum A (for messages)
+    select: Expr
+    key: Expr | None = None
+    unstable: bool = False
     bound: Expr
     body: list[Statement]
 
@@ -349,8 +387,8 @@ class Recur(Stmt):
     args: list[Expr]
 
 
-Statement = (Assign | Let | Record | Break | If | While | ForRange | ForNodes | Forall | Round
-             | Proc | Recur)
+Statement = (Assign | Let | Record | Break | If | While | ForRange | ForEdges | ForNodes | Forall
+             | Round | Proc | Recur)
 
 
 # --------------------------------------------------------------- declarations
@@ -418,7 +456,7 @@ class Program(BaseModel):
 
 
 for _m in (Read, Unary, Binary, Cond, Call, Aggregate, Tuple, Target, Assign, Let, If, While,
-           ForRange, ForNodes, Forall, Round, Proc, Recur, DataDecl, Program):
+           ForRange, ForEdges, ForNodes, Forall, Round, Proc, Recur, DataDecl, Program):
     _m.model_rebuild()
 
 
@@ -432,7 +470,7 @@ def walk_statements(stmts: list[Statement]):
             children = []
             if isinstance(s, If):
                 children = [s.then, s.otherwise]
-            elif isinstance(s, (While, ForRange, ForNodes, Forall, Round, Proc)):
+            elif isinstance(s, (While, ForRange, ForEdges, ForNodes, Forall, Round, Proc)):
                 children = [s.body]
             stack.append(s)
             for c in children:
@@ -572,7 +610,9 @@ def statement_exprs(s: Statement) -> list[Expr]:
     if isinstance(s, (If, While)):
         return [s.cond]
     if isinstance(s, ForRange):
-        return [s.start, s.stop]
+        return [s.start, s.stop] + ([s.step] if s.step is not None else [])
+    if isinstance(s, ForEdges):
+        return [s.select] + ([s.key] if s.key is not None else [])
     if isinstance(s, ForNodes):
         return [s.key]
     if isinstance(s, Forall):

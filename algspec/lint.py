@@ -34,12 +34,15 @@ def _reads_and_writes(prog: ir.Program) -> tuple[set[str], set[str]]:
             writes.update(t.name for t in s.targets if not t.local)
         if isinstance(s, (ir.ForRange, ir.ForNodes)) and not s.var_local:
             writes.add(s.var)
+        if isinstance(s, ir.ForEdges):
+            writes.update(v for v, local in zip(s.vars, s.vars_local) if not local)
     return reads, writes
 
 
 def _has_break(stmts: list[ir.Statement]) -> bool:
     for s, parents in ir.walk_statements(stmts):
-        inner_loops = [p for p in parents if isinstance(p, (ir.While, ir.ForRange, ir.ForNodes))]
+        inner_loops = [p for p in parents
+                       if isinstance(p, (ir.While, ir.ForRange, ir.ForEdges, ir.ForNodes))]
         if isinstance(s, ir.Break) and not inner_loops:
             return True
     return False

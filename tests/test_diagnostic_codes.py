@@ -126,8 +126,18 @@ E_CASES: list[tuple[str, str, int, int, tuple[str, ...]]] = [
     ("E602", H + GX + "state graph y: int = 3\nfor i in 0 .. y { x += 1 }\n", 6, 15,
      ("end of a range",)),
     ("E602", H + GX + NA + "for i in 0 .. a[0] { x = i }\n", 6, 15, ("end of a range",)),
+    ("E602", H + GX + "for i in 0 .. n step x { x += i }\n", 5, 22, ("step reads data",)),
     ("E604", H + GX + "while x < 3 { x += 1 }\n", 5, 1, ("`while`", "bound")),
     ("E604", H + GX + "while true { x += 1 }\n", 5, 1, ("`while`",)),
+    ("E606", H + GX + "for i in 0 .. n step 0 { x += i }\n", 5, 22, ("`0` is 0",)),
+    ("E606", H + GX + "for i in 0 .. n step -1 { x += i }\n", 5, 22,
+     ("`step -1` counts down", "`0 .. n` runs up")),
+    ("E606", H + GX + "for i in 0 .. n step n - 8 { x += i }\n", 5, 22, ("changes with n",)),
+    ("E606", H + GX + "for i in reversed 0 .. n step 2 { x += i }\n", 5, 31, ("`reversed`",)),
+    ("E607", H + GX + NA + "for (u, v) in edges(a) { x += u }\n", 6, 21,
+     ("edge array", "`a` is node data")),
+    ("E607", H + GX + "input edge A: mask ~ erdos_renyi()\nfor (u, v) in nodes(A) { x += u }\n",
+     6, 15, ("`edges(A)`", "`nodes(...)`")),
     # ---- procedures
     ("E701", H + GX + "f(1)\n", 5, 1, ("unknown procedure", "`f`")),
     ("E702", H + GX + "proc f(a) { x = a }\nf(1, 2)\n", 6, 1, ("`f` takes 1 argument", "not 2")),
@@ -140,6 +150,19 @@ E_CASES: list[tuple[str, str, int, int, tuple[str, ...]]] = [
     ("E706", "proc f() { let y = 1 }\n", 1, 1, ("library",)),                 # no header
     ("E707", H + GX + "proc f() { x = 1 }\nproc f() { x = 2 }\n", 6, 1, ("`f`", "twice")),
     ("E708", H + GX + "proc f() { x = 1 }\nround { f() }\n", 6, 9, ("`f`", "inside a round")),
+    ("E708", H + GX + "proc f(a) {\n  return a\n}\nforall v { x = f(v) by max }\n", 8, 16,
+     ("`f`", "inside a round")),                                                # a value too
+    ("E709", H + GX + "return x\n", 5, 1, ("`return` outside a procedure",)),
+    ("E709", H + GX + "proc f(a) {\n  for i in 0 .. n { return i }\n  return a\n}\nx = f(1)\n",
+     6, 21, ("inside a loop",)),
+    ("E709", H + GX + "proc f(a) {\n  if a > 0 { return 1 }\n}\nx = f(1)\n", 5, 1,
+     ("some paths only",)),
+    ("E710", H + GX + "proc f(a) {\n  return a\n}\nif x > 0 and f(x) > 2 { x = 1 }\n", 8, 14,
+     ("right of `and`",)),
+    ("E710", H + GX + NA + "proc f(a) {\n  return a\n}\nx = sum(f(a[u]) for u in nodes)\n",
+     9, 9, ("aggregation",)),
+    ("E711", H + GX + "proc f(a) depth n {\n  if a > 0 { return f(a - 1) } else { return 0 }\n}\n"
+     "x = f(3)\n", 5, 1, ("`f` returns a value and is recursive",)),
 ]
 
 
@@ -244,6 +267,13 @@ R_CASES: list[tuple[str, str, dict, int, tuple[str, ...]]] = [
      "forall v { x[v] = int(1.0 / (key[v] - 0.75)) }\n", {"key": [0.25, 0.75, 0.5]}, 7, ("int",)),
     ("R110", H + K + S + "hint node h: mask\nif key[0] > s { record }\n",
      {"key": [0.1, 0.2, 0.3], "s": 0.5}, 7, ("`record`", "frame")),
+    ("R111", H + K + S + "state graph x: int = 0\nfor j in int(s) .. 0 step 1 bound n { x += 1 }\n",
+     {"key": [0.1, 0.2, 0.3], "s": 2.0}, 7, ("2 .. 0 step 1", "away from its end")),
+    ("R111", H + K + S + "state graph x: int = 0\nfor j in 0 .. n step n // 8 { x += j }\n",
+     {"key": [0.1, 0.2, 0.3], "s": 2.0}, 7, ("`n // 8` is 0 at n = 3",)),
+    ("R102", H.replace("complete", "path") + "input edge W: mask ~ erdos_renyi()\n"
+     "state graph x: int = 0\nfor (u, v) in edges(W) { x += 1 }\n",
+     {"W": np.ones((3, 3))}, 6, ("more than 7 iterations", "`W` has 9 edges")),
 ]
 
 
@@ -361,6 +391,9 @@ MISTAKES: dict[str, tuple[str, str, int, int]] = {
     "number_typo": (H + GX + "x = 1.2.3\n", "E001", 5, 8),
     "assign_to_index": (H + NA + "forall v { index = 3 }\n", "E109", 5, 12),
     "whp_on_a_for": (H + GX + "for i in 0 .. n bound n whp { x += 1 }\n", "E002", 5, 25),
+    "edge_loop_one_name": (H + GX + "input edge A: mask ~ erdos_renyi()\n"
+                           "for e in edges(A) { x += 1 }\n", "E002", 6, 19),
+    "bound_before_step": (H + GX + "for i in 0 .. n bound n step 2 { x += i }\n", "E002", 5, 25),
 }
 
 

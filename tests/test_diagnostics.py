@@ -64,6 +64,8 @@ CASES: dict[str, tuple[str, int, int, tuple[str, ...]]] = {
     "E602": (H + GX + "state graph y: int = 3\nfor i in 0 .. y { x += 1 }\n", 6, 15,
              ("end of a range", "n and m")),
     "E604": (H + GX + "while x < 3 { x += 1 }\n", 5, 1, ("`while`", "bound")),
+    "E606": (H + GX + "for i in 0 .. n step -1 { x += i }\n", 5, 22, ("`step -1` counts down",)),
+    "E607": (H + GX + "for (u, v) in edges(x) { x += u }\n", 5, 21, ("edge array",)),
     "E701": (H + GX + "f(1)\n", 5, 1, ("unknown procedure", "`f`")),
     "E702": (H + GX + "proc f(a) { x = a }\nf(1, 2)\n", 6, 1, ("`f` takes 1 argument", "not 2")),
     "E703": (H + GX + "proc f(a) { f(a) }\nf(1)\n", 5, 1, ("recursive", "depth")),
@@ -72,6 +74,11 @@ CASES: dict[str, tuple[str, int, int, tuple[str, ...]]] = {
     "E706": (H + GX + "if x > 0 { proc f() { x = 1 } }\n", 5, 12, ("top level",)),
     "E707": (H + GX + "proc f() { x = 1 }\nproc f() { x = 2 }\n", 6, 1, ("defined twice",)),
     "E708": (H + GX + "proc f() { x = 1 }\nround { f() }\n", 6, 9, ("inside a round",)),
+    "E709": (H + GX + "return 1\n", 5, 1, ("`return` outside a procedure",)),
+    "E710": (H + GX + "proc f(a) {\n  return a\n}\nwhile f(x) < 3 bound n { x += 1 }\n", 8, 7,
+             ("`f(...)`", "`while` condition")),
+    "E711": (H + GX + "proc f(a) depth n {\n  return f(a)\n}\nx = f(1)\n", 5, 1,
+             ("returns a value and is recursive",)),
 }
 
 

@@ -333,12 +333,14 @@ assert spec == alg.spec and s.next(4).features.lengths.shape == (4,)
 assert _out["print(s.capacity, s.node_efficiency, s.edge_efficiency)"] == "nm 1/n 1/m\\n"
 """,
         "s.capacity.evaluate(n=64, m=500)": 'assert repr(_v["s.capacity.evaluate(n=64, m=500)"]) == "32000.0"',
+        'print(s.ranges["eta"])': 'assert _out[\'print(s.ranges["eta"])\'] == "1/n .. 1\\n"',
     },
-    "rec = ActivityRecorder()": {
+    "rec = ActivityRecorder.for_program(alg.ir)": {
         "act.rounds, act.work, act.eta, act.epsilon, act.nodes_per_round[0]": """
 rounds, work, eta, eps, first = _v["act.rounds, act.work, act.eta, act.epsilon, act.nodes_per_round[0]"]
 assert rounds.shape == work.shape == eta.shape == eps.shape == (16,)
-assert (rounds == 33).all() and (work == 32 * 32).all()  # oets at n = 32: n + 1 frames, n^2 work
+# oets at n = 32: n + 1 frames, n^2 work, and the node recording the first frame
+assert (rounds == 33).all() and (work == 32 * 32 + 1).all()
 assert ((0 < eta) & (eta <= 1) & (0 < eps) & (eps <= 1)).all()
 assert len(first) == 33
 """,
@@ -490,7 +492,7 @@ def check_output(cmd: str, r: subprocess.CompletedProcess, ws: Path) -> None:
             assert got[row] == [re.sub(r" \(.*\)$", "", c) for c in want[row]]
     elif "--json" in cmd:
         (entry,) = json.loads(out)
-        assert set(entry) == {"name", "path", "static", "sizes", "fits", "tolerance"}
+        assert set(entry) == {"name", "path", "static", "sizes", "fits", "range", "tolerance"}
         assert entry["static"]["c"] == "n^3" and entry["static"]["epsilon"] == "1/m"
     if "--plot" in cmd:
         png = ws / cmd.split("--plot ")[1].split()[0]

@@ -113,3 +113,26 @@ def test_print_static(capsys: pytest.CaptureFixture[str]) -> None:
     text = print_static(algspec.load(ALGS / "kosaraju.alg"))
     assert "capacity c = nm" in capsys.readouterr().out
     assert "edge efficiency epsilon = 1/m" in text
+
+
+def test_range_shows_both_ends_of_each_class(app: typer.Typer) -> None:
+    # docs/efficiency.md, the worst case: tables print the fewest end; `--range` adds the
+    # most, `--json` always carries both under "range".
+    r = run(app, str(ALGS / "dcsc.alg"), "--static", "--range")
+    assert r.exit_code == 0, r.output
+    assert "node efficiency eta = 1/n" in r.output                 # the worst case, as before
+    assert "range (fewest .. most):" in r.output and "eta = 1/n .. 1" in r.output
+    r = run(app, str(ALGS / "dcsc.alg"), "--static", "--json")
+    data = json.loads(r.output)["dcsc"]
+    assert data["eta"] == "1/n" and data["range"]["eta"] == {"fewest": "1/n", "most": "1"}
+    r = run(app, str(ALGS / "dcsc.alg"), str(ALGS / "oets.alg"), "--static", "--table",
+            "--range")
+    assert "| 1/n .. 1 |" in r.output and "| 1 |" in r.output     # dcsc's range, oets' one
+    r = run(app, str(ALGS / "parallel_search.alg"), "--sizes", "4,8", "--samples", "2",
+            "--range")
+    assert r.exit_code == 0, r.output
+    assert "against both ends" in r.output and "vs most" in r.output
+    r = run(app, str(ALGS / "parallel_search.alg"), "--sizes", "4,8", "--samples", "2",
+            "--json")
+    assert set(json.loads(r.output)[0]["range"]) == {"work", "active_edges", "eta",
+                                                     "epsilon"}

@@ -192,7 +192,10 @@ def test_lint_skips_sizes_a_generator_cannot_draw() -> None:
     from algspec.lint import lint_source
     src = NEEDLE.replace("length_needle = 1", "length_needle = 2")
     assert src != NEEDLE
-    assert [d.code for d in lint_source(src, "needle2.alg")] == []
+    # W201 aside: at the worst case's fewest end each shift's comparison loop stops at its
+    # first character (a data-dependent `break` in a loop that records nothing), so the
+    # matcher keeps O(1) nodes busy a round (docs/efficiency.md, the worst case)
+    assert [d.code for d in lint_source(src, "needle2.alg") if d.code != "W201"] == []
     iters, _, fault = sample_loop_iterations(algspec.load_source(src), [4, 8, 16], samples=2)
     assert fault is None and all(4 not in v and 8 in v for v in iters.values()) and iters
 
@@ -200,5 +203,5 @@ def test_lint_skips_sizes_a_generator_cannot_draw() -> None:
 def test_lint_reports_a_generator_no_sampled_size_can_draw() -> None:
     from algspec.lint import lint_source
     src = NEEDLE.replace("length_needle = 1", "length_needle = 40")
-    diags = lint_source(src, "needle40.alg")
+    diags = [d for d in lint_source(src, "needle40.alg") if d.code != "W201"]  # see above
     assert [d.code for d in diags] == ["E105"] and "needle of 40" in diags[0].message

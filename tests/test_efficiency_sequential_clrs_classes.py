@@ -19,14 +19,13 @@ equal classes.
 Mismatches found (strict xfail, see the tests at the end):
 
 * KMP's prefix function: T n^2 instead of the textbook (amortised) n: the inner
-  `while` is multiplied by its bound n on each of the n outer trips;
-* recursive DFS (`visit(w)` inside a `while` over u's white neighbours, `calls n`):
-  eta 1 and eps n/m instead of 1/n and 1/m (the explicit-stack form's): the body is
-  counted `calls` times *including* its loop at its full bound n, though each loop
-  trip is one of the `calls` invocations;
-* measured side: a round whose sequential statements read only edge data (Floyd-Warshall
-  on D[i, j]) reports no active node, so measured eta falls below the static 1/n floor
-  (one node records every round).
+  `while` is multiplied by its bound n on each of the n outer trips.
+
+Fixed by the one worst-case definition (docs/efficiency.md): recursive DFS's `while`
+over u's white neighbours records no round and stops on data, so its trips are a
+choice (O(1) at the fewest end), and dfs_rec gets dfs_stack's 1/n and 1/m; a
+sequential read of edge data (Floyd-Warshall's D[i, k]) touches the edge's ends, so
+measured eta no longer falls below the static floor.
 """
 
 from __future__ import annotations
@@ -56,7 +55,7 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, str, str, str]]] = {
     "counting sort": (("counting",), LIN),
     "linear search": (("lin_break", "lin_while"), LIN),
     "binary search": (("bs_while", "bs_rec"), LOG),
-    "dfs": (("dfs_stack",), GLIN),
+    "dfs": (("dfs_stack", "dfs_rec"), GLIN),
     "bfs, matrix scan": (("bfs_queue",), GQUAD),
     "dijkstra/prim, linear scans": (("dijkstra_scan", "prim_scan"), GQUAD),
     "bellman-ford over pairs": (("bellman_seq",), ("n^3", "n^4", "1/n", "1/m")),
@@ -72,7 +71,6 @@ EXPECTED = {name: want for names, want in GROUPS.values() for name in names}
 # Real mismatches: textbook classes algspec does not give (strict xfail below).
 MISMATCH = {
     "kmp_fail": LIN,
-    "dfs_rec": GLIN,
 }
 
 
@@ -145,26 +143,7 @@ def test_kmp_prefix_function_is_linear() -> None:
     assert _classes("kmp_fail") == tuple(P(x) for x in MISMATCH["kmp_fail"])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "dfs_rec (recursion inside `while w < n bound n`, `calls n`): eta 1 and eps n/m, "
-    "textbook (and dfs_stack's) 1/n and 1/m; T n is right. The rule 'the body is counted "
-    "C times, as a loop of C trips' counts the whole body, its while loop at its full "
-    "bound n included, once per invocation: n * n sequential statements and white-"
-    "neighbour `min`s = work n^2 = c (eta 1), edges n^2 / (n m). Every trip of that loop "
-    "makes one of the n invocations, so all trips together are at most C; the right rule "
-    "counts a loop whose every trip calls the procedure C times in all (not C * bound). "
-    "Measured eta is 1/n (ratios to 1 halve with each doubling of n)."))
-def test_recursive_dfs_equals_stack_dfs() -> None:
-    assert _classes("dfs_rec") == tuple(P(x) for x in MISMATCH["dfs_rec"])
-
-
-@pytest.mark.xfail(strict=True, reason=(
-    "measured side: Floyd-Warshall's sequential statements read and write only edge data "
-    "(D[i, k], D[k, j], D[i, j]); the ActivityRecorder reports those edges but no node, so "
-    "most rounds have no active node and measured eta falls with n (fw_per_pair: ratio "
-    "to the static 1/n halves per doubling, i.e. about 1/n^2). The static rule 'every "
-    "round has at least one active node (the one that records it)' is right for a "
-    "sequential algorithm (one processor does the step); the recorder should count the "
-    "computing node (an end of each edge read, or the recording node) every round."))
 def test_measured_floyd_warshall_nodes() -> None:
+    # Floyd-Warshall's sequential statements read only edge data (D[i, k], D[k, j],
+    # D[i, j]); the reads touch the edges' ends (was a strict xfail: no active node).
     _check_measured("fw_per_pair", TINY, True)

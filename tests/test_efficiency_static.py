@@ -168,16 +168,18 @@ for t in 0 .. n {
 
 
 def test_if_inside_a_forall_narrows_its_branches() -> None:
-    # All n processors evaluate the condition (n active nodes per round). A data-dependent
-    # branch runs on O(1) processors in the worst case, so its n-element sum adds n edges
-    # per round; the else-branch of `v == 0` runs on n - 1 processors: n^2 edges per round.
+    # `forall v { if c { B } }` is `forall v where c { B }` (one worst-case rule for both):
+    # a test on each processor's own data runs the body on O(1) processors at the fewest
+    # end (their n-element sums: n edges per round) and on all n at the most. (This pinned
+    # eta 1 before: every processor was charged for evaluating the `if`, not the `where`.)
     s = static("""record
 for t in 0 .. n {
     round { forall v { if x[v] > 0.5 { y[v] = sum(x[u] for u in nodes) } } }
     record
 }
 """)
-    check(s, T="n", work="n^2", active="n^2", eta="1", eps="1/n")
+    check(s, T="n", work="n", active="n^2", eta="1/n", eps="1/n")
+    assert (str(s.range("eta")), str(s.range("epsilon"))) == ("1/n .. 1", "1/n .. 1")
     s = static("""record
 for t in 0 .. n {
     round { forall v { if v == 0 { y[v] = 0.0 } else { y[v] = sum(x[u] for u in nodes) } } }
@@ -203,10 +205,22 @@ for t in 0 .. n {
 }
 """, head)
     check(s, T="n", work="n^2", active="nm", eta="1", eps="1")
-    # A filter reading the element's data is evaluated on every edge: all active.
+    # A filter on the element's own data chooses its elements as a readout's does (the
+    # sender decides): O(1) at the fewest end, all m at the most. (This pinned every edge
+    # before, while the same filter in a readout counted O(1) nodes.)
     s = static("""record
 for t in 0 .. n {
     round { forall v { y[v] = sum(1.0 for u in incoming(v) if y[u] > 0.5) } }
+    record
+}
+""", head)
+    check(s, T="n", work="n^2", active="n^2", eta="1", eps="n/m")
+    assert str(s.range("epsilon")) == "n/m .. 1"
+    # A filter comparing the element's data with the processor's is evaluated over every
+    # edge: all active at both ends.
+    s = static("""record
+for t in 0 .. n {
+    round { forall v { y[v] = sum(1.0 for u in incoming(v) if y[u] > y[v]) } }
     record
 }
 """, head)

@@ -85,8 +85,9 @@ for kk in 0 .. n {
 """)
     n = 6
     st, act, _ = measure_size(alg, n, samples=2, seed=0)
-    assert list(act.nodes_per_round[0]) == [0] + [n] * n
-    assert st.eta == pytest.approx(n / (n + 1))
+    # (the first round has the node that records it)
+    assert list(act.nodes_per_round[0]) == [1] + [n] * n
+    assert st.eta == pytest.approx((n * n + 1) / ((n + 1) * n))
 
 
 def test_floyd_warshall_measured_eta_is_not_zero() -> None:

@@ -26,9 +26,13 @@ def syntax_error(body: str) -> Diagnostic:
 # (name, body, line, column, fragments of the message, fragments of the help)
 CASES = [
     ("return_in_proc", "proc f(i) {\n  a = i\n  return\n}\nf(1)\n", 8, 9,
-     ("unexpected 'newline'", "no `return`", "no return value"),
-     ("write it to declared state", "under an `if`")),
-    ("return_value", "proc f(i) {\n  return i + 1\n}\n", 7, 10, ("no `return`",), ("state",)),
+     ("unexpected 'newline'", "`return` needs a value"),
+     ("`return EXPR`", "under an `if`")),
+    ("return_before_brace", "proc f(i) { a = i; return }\nf(1)\n", 6, 27,
+     ("`return` needs a value",), ("`break`",)),
+    ("return_as_a_datum", "state node return: int = 0\nforall v { return[v] = 1 }\n", 7, 18,
+     ("`return` starts the statement",), ("`as`",)),
+    ("misspelt_return", "proc f(i) {\n  retrun i\n}\n", 7, 10, ("did you mean `return`?",), ()),
     ("def", "def f(i):\n  a = i\n", 6, 5, ("`def` does not define a procedure",),
      ("proc NAME(a, b) {",)),
     ("function", "function f(i) { a = i }\n", 6, 10, ("`function`",), ("proc NAME",)),

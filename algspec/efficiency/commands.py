@@ -67,6 +67,11 @@ def efficiency_command(
         "--worst-case", help="Sample the inputs a file names as its worst case "
                              "(`# worst case: p = 0.0` comment) and report any trend of "
                              "measured / static as `differs`.")] = False,
+    show_range: Annotated[bool, typer.Option(
+        "--range", help="Show both ends of work, active edges, eta and epsilon (fewest "
+                        ".. most a data-dependent choice can select; tables print the "
+                        "fewest, the worst case), and measured against the most end.")
+    ] = False,
 ) -> None:
     """Static efficiency classes (c, eta, epsilon) beside measured figures and fitted exponents."""
     try:
@@ -84,7 +89,7 @@ def efficiency_command(
     from algspec.diagnostics import AlgError, RuntimeFault, render
     try:
         _run(files, size_list, samples, seed, plot, as_json, table, static_only, params,
-             worst_case)
+             worst_case, show_range)
     except AlgError as e:  # the file's own mistakes, in lint's concise format
         print(render(e.diagnostics, "concise"), file=sys.stderr)
         raise typer.Exit(1) from None
@@ -159,7 +164,7 @@ def check_plot_path(plot: Path, static_only: bool = False) -> None:
 
 def _run(files: list[Path], sizes: list[int], samples: int, seed: int, plot: Path | None,
          as_json: bool, table: bool, static_only: bool, params: dict[str, Any],
-         worst_case: bool = False) -> None:
+         worst_case: bool = False, show_range: bool = False) -> None:
     import algspec
     from algspec.efficiency import report
     from algspec.efficiency.measured import measure
@@ -173,12 +178,13 @@ def _run(files: list[Path], sizes: list[int], samples: int, seed: int, plot: Pat
     if static_only:
         if as_json:  # keyed by algorithm name; by path where two files share a name
             names = [a.name for a in algs]
-            print(json.dumps({(a.name if names.count(a.name) == 1 else str(f)): s.as_dict()
+            print(json.dumps({(a.name if names.count(a.name) == 1 else str(f)):
+                              {**s.as_dict(), "range": s.ranges_dict()}
                               for f, a, s in zip(files, algs, statics)}, indent=2))
         elif table:
-            print(report.static_markdown_table(statics))
+            print(report.static_markdown_table(statics, show_range))
         else:
-            print("\n\n".join(report.static_text(s) for s in statics))
+            print("\n\n".join(report.static_text(s, show_range) for s in statics))
         return
     unused = [k for k in params if not any(_accepts(a, k) for a in algs)]
     if unused:
@@ -191,9 +197,9 @@ def _run(files: list[Path], sizes: list[int], samples: int, seed: int, plot: Pat
     if as_json:
         print(json.dumps([r.as_dict() for r in results], indent=2))
     elif table:
-        print(report.markdown_table(results, at=64))
+        print(report.markdown_table(results, at=64, show_range=show_range))
     else:
-        print("\n\n".join(report.measurement_text(r) for r in results))
+        print("\n\n".join(report.measurement_text(r, show_range) for r in results))
     if plot is not None:
         out = report.plot(results, plot)
         print(f"wrote {out}", file=sys.stderr)

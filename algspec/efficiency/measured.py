@@ -11,7 +11,8 @@ definitions as the static analysis (docs/efficiency.md):
   activity after its last frame (computing the outputs) to its last round, so
   nothing the algorithm does is dropped and T stays the number of frames.
 * Duplicates are counted once: a node (edge) is active in a round if any
-  statement reported it in that round.
+  statement reported it in that round; every round has one active node at least
+  (the one that records it, with its self-loop), as in the static rules.
 * Every active node's self-loop is an active edge (CLRS adds self-loops to
   every graph, and the `adj` masks algspec builds include them), and reported
   edges that are not edges of the sample's interconnection graph are dropped,
@@ -32,6 +33,7 @@ import numpy as np
 from algspec import ir
 from algspec.efficiency.asymptotic import Asymptotic, fit_slope
 from algspec.efficiency.static import StaticEfficiency, analyse, eval_size
+from algspec.efficiency.worst_case import RANGED
 
 
 def max_trips(current: np.ndarray | None, sample: np.ndarray,
@@ -58,11 +60,18 @@ class ActivityRecorder:
     """
 
     def __init__(self, ignore: set[int] | frozenset[int] = frozenset(),
-                 guard_ifs: set[int] | frozenset[int] = frozenset()) -> None:
+                 guard_ifs: set[int] | frozenset[int] = frozenset(),
+                 evaluators: set[int] | frozenset[int] = frozenset(),
+                 spread: set[int] | frozenset[int] = frozenset()) -> None:
         self.ignore = frozenset(ignore)   # statements whose reports carry no work
-        # Foralls whose one-`if` body is a data-independent guard (the static normal
-        # form): the interpreter reports only the processors the `if` selects.
+        # What the interpreter reports by the worst-case rule (`observed.ReportRules`):
+        # foralls whose one-`if` body is a guard on each processor's own state (only the
+        # processors it chooses), foralls whose guard reads across an edge (every
+        # candidate), whole-array updates that aggregate over the nodes (every edge).
         self.guard_ifs = frozenset(guard_ifs)
+        self.evaluators = frozenset(evaluators)
+        self.spread = frozenset(spread)
+        self._full: list[np.ndarray] = []    # rows (sample, round): every edge active
         self._frames = np.zeros(0, np.int64)
         self._nodes: list[np.ndarray] = []   # rows (sample, round, node)
         self._edges: list[np.ndarray] = []   # rows (sample, round, src, dst)
@@ -82,6 +91,9 @@ class ActivityRecorder:
             return
         self._grow(s)
         self._nodes.append(np.stack([s, self._frames[s], v], axis=1))
+        if stmt_id in self.spread:
+            u = np.unique(s)
+            self._full.append(np.stack([u, self._frames[u]], axis=1))
         self._stmt_nodes[stmt_id] = self._stmt_nodes.get(stmt_id, 0) + int(s.size)
 
     def edges(self, stmt_id: int, sample: np.ndarray, src: np.ndarray, dst: np.ndarray) -> None:
@@ -109,6 +121,16 @@ class ActivityRecorder:
     def loop(self, stmt_id: int, sample: np.ndarray, iterations: np.ndarray) -> None:
         """The interpreter's loop trip-count callback (same as `iterations`)."""
         self.iterations(stmt_id, sample, iterations)
+
+    @classmethod
+    def for_program(cls, program: ir.Program) -> ActivityRecorder:
+        """A recorder that counts `program`'s activity by the worst-case rule
+        (`algspec.efficiency.observed.report_rules`)."""
+        from algspec.efficiency.observed import report_rules
+
+        r = report_rules(program)
+        return cls(ignore=r.silent, guard_ifs=r.guard_ifs, evaluators=r.evaluators,
+                   spread=r.spread)
 
     @property
     def frames(self) -> np.ndarray:
@@ -143,12 +165,20 @@ class ActivityRecorder:
         loops = np.stack([nodes[:, 0], nodes[:, 1], nodes[:, 2], nodes[:, 2]], axis=1)
         edges = _unique_rows(np.concatenate([edges, loops]), (B, Tmax, N, N))
 
-        def per_round(r: np.ndarray) -> list[np.ndarray]:
-            flat = np.bincount(r[:, 0] * Tmax + r[:, 1], minlength=B * Tmax).reshape(B, Tmax)
-            return [flat[b, : T[b]] for b in range(B)]
+        def per_round(r: np.ndarray) -> np.ndarray:
+            return np.bincount(r[:, 0] * Tmax + r[:, 1], minlength=B * Tmax).reshape(B, Tmax)
 
-        return Activity(num_nodes=N, edge_counts=E, rounds=T, nodes_per_round=per_round(nodes),
-                        edges_per_round=per_round(edges))
+        edge_counts = per_round(edges)
+        full = rows(self._full, 2)
+        if len(full):  # a whole-array aggregation over the nodes: every edge of the sample
+            edge_counts[full[:, 0], full[:, 1]] = np.round(E[full[:, 0]]).astype(np.int64)
+        # Every round has one active node at least, the one that records it (the static
+        # rules' floor), with its self-loop: a round of sequential bookkeeping is not idle.
+        node_counts = np.maximum(per_round(nodes), 1)
+        edge_counts = np.maximum(edge_counts, 1)
+        return Activity(num_nodes=N, edge_counts=E, rounds=T,
+                        nodes_per_round=[node_counts[b, : T[b]] for b in range(B)],
+                        edges_per_round=[edge_counts[b, : T[b]] for b in range(B)])
 
 
 def _unique_rows(r: np.ndarray, dims: tuple[int, ...]) -> np.ndarray:
@@ -273,6 +303,9 @@ class Measurement:
     fits: dict[str, Fit] = field(default_factory=dict)
     example: Activity | None = None       # the largest size's batch (for plots)
     loop_iterations: dict[int, dict[int, int]] = field(default_factory=dict)
+    # Work, active edges, eta and epsilon against the most end of their range
+    # (`StaticEfficiency.ranges`); `fits` holds them against the fewest, the worst case.
+    most_fits: dict[str, Fit] = field(default_factory=dict)
 
     def at(self, n: int) -> SizeStats | None:
         for s in self.sizes:
@@ -289,6 +322,9 @@ class Measurement:
                          "ratios": [_num(r) for r in f.ratios],
                          "log_trend": _num(f.log_trend),
                          "verdict": f.verdict} for k, f in self.fits.items()},
+            "range": {q: {**self.static.range(q).as_dict(),
+                          "most_ratios": [_num(r) for r in f.ratios],
+                          "most_verdict": f.verdict} for q, f in self.most_fits.items()},
             "tolerance": TOLERANCE,
         }
 
@@ -321,23 +357,53 @@ def log_trend(sizes: list[float], ratios: list[float]) -> float:
 
 
 def ratio_verdict(q: str, trend: float, worst_case: bool = False,
-                  tol: float = LOG_TREND_TOLERANCE, spread: float = math.inf) -> str:
+                  tol: float = LOG_TREND_TOLERANCE, spread: float = math.inf,
+                  ratios: list[float] | None = None, sizes: list[int] | None = None,
+                  direction: str | None = "default") -> str:
     """`agrees` when measured / static stays within a constant factor (no log trend).
 
     On inputs named as the worst case any trend is `differs` (a log factor
     included). On other inputs a trend toward the bound's safe side is `within
     worst case` (T and c grow slower, eta and epsilon decay slower) and the other
-    side `EXCEEDS worst case`; work and active edges have no side (`differs`).
+    side `EXCEEDS worst case`, unless (given `ratios` at three or more `sizes`) the
+    ratio has settled: at the largest size it moved the unsafe way by less than half
+    a log factor past the earlier sizes' extreme (`settled`: a random graph's BFS
+    that reaches its bound from n = 16 on, not a wrong class). Work and active edges
+    have no side against the worst case (`differs`); `direction` overrides the side
+    ("upper", "lower" or None).
     """
     if not math.isfinite(trend):
         return "n/a"
     if abs(trend) <= tol or spread <= SPREAD_TOLERANCE:
         return "agrees"
-    direction = BOUND_DIRECTION[q]
+    direction = BOUND_DIRECTION[q] if direction == "default" else direction
     if worst_case or direction is None:
         return "differs"
     safe = trend < 0 if direction == "upper" else trend > 0
-    return "within worst case" if safe else "EXCEEDS worst case"
+    if safe or ratios is not None and sizes is not None and settled(ratios, sizes, direction):
+        return "within worst case"
+    return "EXCEEDS worst case"
+
+
+def settled(ratios: list[float], sizes: list[int], direction: str) -> bool:
+    """Whether measured / class has settled at the largest size on the bound's unsafe side.
+
+    A class that is wrong by a log factor or more moves the ratio that way at every
+    size, by 1 + 1/log2 n or more per doubling; lower-order terms (the (1 - 2/n)^2 of
+    a triangle of pairs) and small graphs (a BFS that stops early at n = 8) move it
+    at the small sizes, by steps that shrink like 1/n. Settled: the last step moved
+    the ratio past the earlier sizes' extreme by less than half a log factor, or by a
+    step at most 0.6 times (in log) the step before it. Needs three sizes.
+    """
+    pts = [(n, r) for n, r in zip(sizes, ratios) if n > 2 and r > 0 and math.isfinite(r)]
+    if len(pts) < 3:
+        return False
+    rs = [r for _, r in pts] if direction == "upper" else [1 / r for _, r in pts]
+    move = rs[-1] / max(rs[:-1])
+    before = rs[-2] / max(rs[:-2])
+    if move <= 1 + 0.5 / math.log2(pts[-2][0]):
+        return True
+    return before > 1 and math.log(move) <= 0.6 * math.log(before)
 
 
 def verdict(q: str, measured: float, static: float, tol: float = TOLERANCE) -> str:
@@ -369,20 +435,17 @@ def graph_edges(program: ir.Program, inputs: dict[str, np.ndarray], N: int,
 
 def silent_statements(program: ir.Program) -> set[int]:
     """Foralls whose processors read no data (resets): no work, as in the static rules."""
-    from algspec.efficiency.static import _forall_reads_data
+    from algspec.efficiency.observed import report_rules
 
-    return {s.id for s, _ in ir.walk_statements(program.body)
-            if isinstance(s, ir.Forall)
-            and not _forall_reads_data(s, program.graph.kind == "input")}
+    return set(report_rules(program).silent)
 
 
 def guard_ifs(program: ir.Program) -> set[int]:
-    """Foralls the static rules read as guarded (`forall v { if c { B } }`, c on no data)."""
-    from algspec.efficiency.static import Taint, normal_forall
+    """Foralls the static rules read as guarded (`forall v { if c { B } }`, c on each
+    processor's own state): `algspec.efficiency.observed.report_rules`."""
+    from algspec.efficiency.observed import report_rules
 
-    taint = Taint(program)
-    return {s.id for s, _ in ir.walk_statements(program.body)
-            if isinstance(s, ir.Forall) and normal_forall(s, taint)[0] is not s}
+    return set(report_rules(program).guard_ifs)
 
 
 _WORST = re.compile(r"#\s*worst[ -]case:\s*(.+)$", re.IGNORECASE)
@@ -413,7 +476,7 @@ def worst_case_params(alg) -> dict[str, Any]:
 def measure_size(alg, n: int, samples: int, seed: int = 0,
                  **params: Any) -> tuple[SizeStats, Activity, ActivityRecorder]:
     """Sample `samples` inputs of size n with a recorder attached."""
-    rec = ActivityRecorder(ignore=silent_statements(alg.ir), guard_ifs=guard_ifs(alg.ir))
+    rec = ActivityRecorder.for_program(alg.ir)
     traj = alg.sample(n, samples, seed, observer=rec, **params)
     prog: ir.Program = alg.ir
     N = int(eval_size(prog.nodes, n))
@@ -455,26 +518,41 @@ def measure(alg, sizes: list[int], samples: int = 8, seed: int = 0, tol: float =
             loops.setdefault(sid, {})[n] = int(arr.max()) if arr.size else 0
     out = Measurement(name=alg.name, path=str(alg.path), static=static, sizes=rows,
                       example=example, loop_iterations=loops)
-    ns = [r.n for r in rows]
-    ms = [r.edges for r in rows]
     for q in QUANTITIES:
-        cls = static_class_of(static, q)
-        meas = fit_slope(ns, [r.get(q) for r in rows])
-        try:
-            st_slope = cls.local_slope(ns, ms) if not cls.is_zero else float("nan")
-            ratios = [r.get(q) / cls.evaluate(r.n, r.edges) for r in rows]
-        except (ValueError, ZeroDivisionError):
-            st_slope, ratios = float("nan"), []
-        trend = log_trend(ns, ratios)
-        good = [x for x in ratios if x > 0 and math.isfinite(x)]
-        spread = max(good) / min(good) if good else math.inf
-        out.fits[q] = Fit(q, meas, str(cls), st_slope,
-                          ratio_verdict(q, trend, worst_case, spread=spread),
-                          ratios=ratios, log_trend=trend)
+        out.fits[q] = fit_class(q, static_class_of(static, q), rows, worst_case)
+    for q in RANGED:  # the most end: work and active edges never grow faster, on any input
+        out.most_fits[q] = fit_class(q, static.range(q).most, rows, worst_case,
+                                     MOST_DIRECTION[q])
     return out
 
 
+# Direction in which the most end of a range bounds the measured value on any input:
+# work and active edges count at most what runs when every choice takes all. eta and
+# epsilon are counted on the inputs that attain T, so other inputs may exceed it.
+MOST_DIRECTION = {"work": "upper", "active_edges": "upper", "eta": None, "epsilon": None}
+
+
+def fit_class(q: str, cls: Asymptotic, rows: list[SizeStats], worst_case: bool = False,
+              direction: str | None = "default") -> Fit:
+    """Measured means of quantity `q` at each size against class `cls` (`ratio_verdict`)."""
+    ns = [r.n for r in rows]
+    ms = [r.edges for r in rows]
+    meas = fit_slope(ns, [r.get(q) for r in rows])
+    try:
+        st_slope = cls.local_slope(ns, ms) if not cls.is_zero else float("nan")
+        ratios = [r.get(q) / cls.evaluate(r.n, r.edges) for r in rows]
+    except (ValueError, ZeroDivisionError):
+        st_slope, ratios = float("nan"), []
+    trend = log_trend(ns, ratios)
+    good = [x for x in ratios if x > 0 and math.isfinite(x)]
+    spread = max(good) / min(good) if good else math.inf
+    return Fit(q, meas, str(cls), st_slope,
+               ratio_verdict(q, trend, worst_case, spread=spread, ratios=ratios, sizes=ns,
+                             direction=direction),
+               ratios=ratios, log_trend=trend)
+
+
 __all__ = ["LOG_TREND_TOLERANCE", "QUANTITIES", "TOLERANCE", "Activity", "ActivityRecorder",
-           "Fit", "Measurement", "SizeStats", "graph_edges", "guard_ifs", "log_trend",
-           "measure", "measure_size", "ratio_verdict", "silent_statements", "verdict",
-           "worst_case_params"]
+           "Fit", "Measurement", "SizeStats", "fit_class", "graph_edges", "guard_ifs",
+           "log_trend", "measure", "measure_size", "ratio_verdict", "settled",
+           "silent_statements", "verdict", "worst_case_params"]

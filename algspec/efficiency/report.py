@@ -17,6 +17,7 @@ from algspec.efficiency.measured import (
     static_class_of,
 )
 from algspec.efficiency.static import StaticEfficiency, format_static
+from algspec.efficiency.worst_case import RANGED
 
 _LABEL = {"T": "T", "work": "work", "active_edges": "act.edges", "c": "c", "eta": "eta",
           "epsilon": "epsilon"}
@@ -32,14 +33,27 @@ def _slope(x: float) -> str:
     return "-" if x is None or not math.isfinite(x) else f"{x:+.2f}"
 
 
-def static_text(static: StaticEfficiency) -> str:
-    """The static classes in a few lines (what `algspec compile` prints)."""
-    return format_static(static)
+def static_text(static: StaticEfficiency, show_range: bool = False) -> str:
+    """The static classes in a few lines (what `algspec compile` prints); with
+    `show_range`, one more line with both ends of each data-dependent class."""
+    text = format_static(static)
+    return text + "\n" + range_line(static) if show_range else text
 
 
-def measurement_text(meas: Measurement) -> str:
-    """Per size means, then the fitted exponents beside the static classes."""
-    lines = [f"== {meas.name} ({meas.path})", format_static(meas.static), ""]
+def range_line(static: StaticEfficiency) -> str:
+    """`  range (fewest .. most): work = n .. n^2   ...` (docs/efficiency.md, the worst case)."""
+    cells = "   ".join(f"{_RANGE_LABEL[q]} = {static.range(q)}" for q in RANGED)
+    return f"  range (fewest .. most): {cells}"
+
+
+_RANGE_LABEL = {"work": "work", "active_edges": "active edges", "eta": "eta",
+                "epsilon": "epsilon"}
+
+
+def measurement_text(meas: Measurement, show_range: bool = False) -> str:
+    """Per size means, then the fitted exponents beside the static classes; with
+    `show_range`, measured against both ends of each data-dependent class."""
+    lines = [f"== {meas.name} ({meas.path})", static_text(meas.static, show_range), ""]
     head = ["n", "N", "|E|", "T", "work", "act.edges", "c", "eta", "epsilon"]
     rows = [[str(s.n), str(s.N), _g(s.edges), _g(s.T), _g(s.work), _g(s.active_edges),
              _g(s.c), _g(s.eta), _g(s.epsilon)] for s in meas.sizes]
@@ -60,6 +74,18 @@ def measurement_text(meas: Measurement) -> str:
                      _slope(f.measured_slope), _slope(f.static_slope), f.verdict])
     lines += _table(["quantity", "static class", "ratio@min", "ratio@max", "spread",
                      "log trend", "measured exp", "static exp", "verdict"], rows)
+    if show_range and meas.most_fits:
+        lines += ["", ("against both ends (the verdict above is against the fewest, the "
+                       "worst case; work and active edges never exceed the most end):")]
+        rows = []
+        for q, f in meas.most_fits.items():
+            good = [r for r in f.ratios if r > 0 and math.isfinite(r)]
+            rng = meas.static.range(q)
+            rows.append([_LABEL[q], str(rng.fewest), meas.fits[q].verdict, str(rng.most),
+                         _g(good[0]) if good else "-", _g(good[-1]) if good else "-",
+                         f.verdict])
+        lines += _table(["quantity", "fewest", "vs fewest", "most", "ratio@min", "ratio@max",
+                         "vs most"], rows)
     return "\n".join(lines)
 
 
@@ -84,8 +110,10 @@ def paper_order(items: list, name=lambda x: x.name) -> list:
     return [x for _, x in sorted(enumerate(items), key=key)]
 
 
-def markdown_table(measurements: list[Measurement], at: int = 64) -> str:
-    """Table 1 of the paper: c, eta, epsilon per algorithm, static class (measured at n)."""
+def markdown_table(measurements: list[Measurement], at: int = 64,
+                   show_range: bool = False) -> str:
+    """Table 1 of the paper: c, eta, epsilon per algorithm, static class (measured at n);
+    with `show_range`, eta and epsilon as `fewest .. most`."""
     cols = []
     for meas in paper_order(measurements):
         st = meas.at(at) or (meas.sizes[-1] if meas.sizes else None)
@@ -98,21 +126,22 @@ def markdown_table(measurements: list[Measurement], at: int = 64) -> str:
     for label, q in (("c", "c"), ("η", "eta"), ("ε", "epsilon")):
         cells = []
         for meas, st in cols:
-            cls = static_class_of(meas.static, q)
+            cls = meas.static.range(q) if show_range else static_class_of(meas.static, q)
             val = st.get(q) if st is not None else float("nan")
             cells.append(f"{cls} ({_g(val)})")
         out.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 
-def static_markdown_table(statics: list[StaticEfficiency]) -> str:
-    """Table 1 with the static classes only (no sampling)."""
+def static_markdown_table(statics: list[StaticEfficiency], show_range: bool = False) -> str:
+    """Table 1 with the static classes only (no sampling); with `show_range`, eta and
+    epsilon as `fewest .. most`."""
     statics = paper_order(statics)
     out = ["| | " + " | ".join(s.name + (" (whp)" if s.whp else "") for s in statics) + " |",
            "|---|" + "---|" * len(statics)]
-    for label, attr in (("c", "capacity"), ("η", "node_efficiency"),
-                        ("ε", "edge_efficiency")):
-        out.append(f"| {label} | " + " | ".join(str(getattr(s, attr)) for s in statics) + " |")
+    for label, q in (("c", "c"), ("η", "eta"), ("ε", "epsilon")):
+        cells = [str(s.range(q) if show_range else s.classes()[q]) for s in statics]
+        out.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 

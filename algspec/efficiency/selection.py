@@ -181,7 +181,7 @@ class _Skeleton:
             self.block(s.otherwise, False)
             self.env = {k: v for k, v in self.env.items()
                         if k in after_then and _same(after_then[k], v)}
-        elif isinstance(s, (ir.While, ir.ForRange, ir.ForNodes)):
+        elif isinstance(s, (ir.While, ir.ForRange, ir.ForEdges, ir.ForNodes)):
             self.loop(s, certain)
         elif isinstance(s, ir.Round):
             snapshot = dict(self.env)
@@ -216,6 +216,9 @@ class _Skeleton:
                         self.env.pop(name, None)
                 elif isinstance(x, (ir.ForRange, ir.ForNodes)):
                     self.env.pop(x.var, None)
+                elif isinstance(x, ir.ForEdges):
+                    for v in x.vars:
+                        self.env.pop(v, None)
                 elif isinstance(x, ir.Forall):
                     self.unknown.add((x.id, "guard"))
                 elif isinstance(x, ir.If):
@@ -235,12 +238,15 @@ class _Skeleton:
         if isinstance(s, ir.ForRange):
             try:
                 lo, hi = int(self._scalar(s.start)), int(self._scalar(s.stop))
-                ks = range(hi - 1, lo - 1, -1) if s.reverse else range(lo, hi)
+                step = 1 if s.step is None else int(self._scalar(s.step))
+                ks = range(hi - 1, lo - 1, -1) if s.reverse else range(lo, hi, step or 1)
                 ks = itertools.islice(ks, runs)
             except _Unknown:
                 ks = itertools.repeat(None, runs)
         else:
             ks = itertools.repeat(None, runs)
+        for v in getattr(s, "vars", ()):  # an edge loop's ends are data
+            self.env.pop(v, None)
         trips = 0
         for k in ks:
             if not s.body:
@@ -430,7 +436,7 @@ def _ends_on_state(s: ir.Statement, tainted: Callable[[ir.Expr], bool]) -> bool:
     worth counting); a range over sizes only (`0 .. n`) runs exactly its bound.
     """
     if isinstance(s, ir.ForRange):
-        ends = [s.start, s.stop]
+        ends = [s.start, s.stop] + ([s.step] if s.step is not None else [])
     elif isinstance(s, ir.While):
         ends = [s.cond]
     else:

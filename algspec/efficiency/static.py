@@ -21,25 +21,22 @@ The rules are documented in docs/efficiency.md ("Counting rules"); in brief:
 * Normal forms first (equivalent programs, equal classes): a whole-array
   assignment is a forall; processors that read no data (resets) cost nothing;
   a filter is a guarded body (`normal_aggregate`); a forall whose body is one
-  data-independent `if` is a guarded forall (`normal_forall`).
-* Worst case means *fewest* active nodes and edges (eta and epsilon are minima
-  over inputs): a selection that depends on the input data (a forall guard, an
-  `if` inside a forall) keeps O(1) of what it selects. A data-independent one
-  is counted (`algspec.efficiency.selection`): the processors it selects,
-  summed over the loops around it, so geometric series give reductions and
-  scans their textbook classes.
-* Active nodes: a forall's selected processors; one per sequential statement
-  (assignment, let, condition); N per `for .. in nodes by` ordering; the
-  deciding elements of a graph-level reduction over `nodes` (a readout: the
-  witnesses of any/all, O(1) when its filter reads data).
-* Active edges: every active node's self-loop (CLRS adds self-loops to every
-  graph); one per pointer dereference (a read `x[e]` whose index is not a
-  bound index variable) per evaluation; in a processor, every aggregation
-  element the filter (or body) reads data of: every evaluated comparison,
-  any/all included; one per processor writing to another node's or edge's
-  data; the selected processors of an edge forall. A guard
-  conjunct that is the graph's own edge test (`adj[v, u]`, or `A[v, u] != 0`
-  under `adj = adjacency(A)`) selects every edge.
+  `if` is a guarded forall (`normal_forall`; algspec/efficiency/normal_forms.py).
+* The worst case is one definition (docs/efficiency.md, `worst_case`): T is a
+  maximum; work and active edges are counted on the inputs that attain it, every
+  data-dependent choice (guard, `if`, filter, any/all/count witnesses, a loop
+  that records nothing) taking the fewest (the fields) or the most (`.ranges`)
+  of what it selects; `analyse` runs one pass per end. A data-independent test
+  is counted (`algspec.efficiency.selection`), so geometric series give
+  reductions and scans their textbook classes.
+* Active nodes: a forall's selected processors, and every candidate whose test
+  reads across an edge; one per sequential statement; N per `for .. in nodes by`
+  ordering; the elements a readout's filter (any/all: witnesses) selects.
+* Active edges: every active node's self-loop; one per pointer dereference per
+  evaluation; the elements a processor's aggregation selects (distinct per
+  round); one per processor writing elsewhere; the selected edge processors,
+  and every one whose test reads across its edge. The graph's own edge test
+  (`adj[v, u]`, or `A[v, u] != 0` under `adj = adjacency(A)`) selects every edge.
 * Shares are bounded by construction: one statement touches at most N nodes
   and |E| edges per round and every round at least one node, so
   0 < eta <= 1 and 0 < epsilon <= 1; classes simplify under n <= m <= n^2.
@@ -51,8 +48,18 @@ from dataclasses import dataclass, field
 
 from algspec import ir, ops
 from algspec.diagnostics import AlgError, Diagnostic, Span
-from algspec.efficiency import selection
+from algspec.efficiency import selection, worst_case
 from algspec.efficiency.asymptotic import Asymptotic, Share, m, n, one, zero
+from algspec.efficiency.normal_forms import (
+    _const_value,
+    _forall_reads_data,
+    _without_graph_mask,
+    _zero_pins,
+    graph_edge_tests,
+    normal_aggregate,
+    normal_forall,
+    split_test,
+)
 from algspec.efficiency.selection import Selections
 from algspec.efficiency.size_classes import SizeClass
 from algspec.graph_kinds import GRAPH_KINDS
@@ -118,6 +125,9 @@ class StaticEfficiency:
     records: dict[int, ir.Record] = field(default_factory=dict)
     innermost_loop: dict[int, int | None] = field(default_factory=dict)
     whp: bool = False  # a `bound ... whp` loop: the classes hold with high probability
+    # Both ends of work, active edges, eta and epsilon (`worst_case.ClassRange`, keyed as
+    # `worst_case.RANGED`); the fields above are the fewest end, the worst case.
+    ranges: dict[str, worst_case.ClassRange] = field(default_factory=dict)
 
     @property
     def T(self) -> Asymptotic:
@@ -143,6 +153,17 @@ class StaticEfficiency:
 
     def as_dict(self) -> dict[str, str]:
         return {k: str(v) for k, v in self.classes().items()}
+
+    def range(self, q: str) -> worst_case.ClassRange:
+        """Both ends of quantity `q` (a key of `classes()`); one-ended ones are equal."""
+        if q in self.ranges:
+            return self.ranges[q]
+        c = self.classes()[q]
+        return worst_case.ClassRange(c, c)
+
+    def ranges_dict(self) -> dict[str, dict[str, str]]:
+        """`{"eta": {"fewest": ..., "most": ...}, ...}` for every printed class (JSON)."""
+        return {q: self.range(q).as_dict() for q in self.classes()}
 
     def __str__(self) -> str:
         return format_static(self)
@@ -326,12 +347,16 @@ class Taint:
         elif isinstance(s, ir.While):
             self._block(s.body, ctl)
         elif isinstance(s, ir.ForRange):
-            if ctl or self.expr(s.start) or self.expr(s.stop):
+            if ctl or self.expr(s.start) or self.expr(s.stop) or self.expr(s.step):
                 self.names.add(s.var)
             self._block(s.body, ctl)
         elif isinstance(s, ir.ForNodes):
             if ctl or self.expr(s.key):
                 self.names.add(s.var)
+            self._block(s.body, ctl)
+        elif isinstance(s, ir.ForEdges):  # the ends are data when the edges (or order) are
+            if ctl or self.expr(s.select) or self.expr(s.key):
+                self.names.update(s.vars)
             self._block(s.body, ctl)
         elif isinstance(s, ir.Forall):  # an input graph's edge processors are its edges
             edges = len(s.vars) == 2 and self.input_graph
@@ -354,221 +379,9 @@ free_ivars = ir.free_ivars
 
 
 def pinned(e: ir.Expr | None, vars: set[str], taint: Taint) -> set[str]:
-    """The variables among `vars` a selection fixes to O(1) values in the worst case.
-
-    Data-dependent selections fix them all (they may select a single element);
-    `v == e` with e free of v fixes v; `and` unions, `or` intersects.
-    """
-    if e is None:
-        return set()
-    if taint.expr(e):
-        return set(vars)
-    if isinstance(e, ir.Const):
-        return set() if e.value else set(vars)
-    if isinstance(e, ir.Binary):
-        if e.op == "and":
-            return pinned(e.left, vars, taint) | pinned(e.right, vars, taint)
-        if e.op == "or":
-            return pinned(e.left, vars, taint) & pinned(e.right, vars, taint)
-        if e.op == "==":
-            out = set()
-            for a, b in ((e.left, e.right), (e.right, e.left)):
-                if isinstance(a, ir.IndexVar) and a.name in vars and a.name not in free_ivars(b):
-                    out.add(a.name)
-            return out
-    return set()
-
-
-# ================================================================ normal forms
-_IDENTITY = {k: r.identity for k, r in ops.AGGREGATIONS.items()}  # neutral elements
-
-
-def _const_value(e: ir.Expr | None):
-    if isinstance(e, ir.Const):
-        return e.value
-    if isinstance(e, ir.Unary) and e.op == "-" and isinstance(e.operand, ir.Const):
-        return -e.operand.value
-    return None
-
-
-def normal_aggregate(e: ir.Aggregate) -> ir.Aggregate:
-    """A filter is a guarded body: `op(b if c else identity ...)` -> `op(b ... if c)`.
-
-    The identity is the operator's neutral element (inf for min, -inf for max,
-    0 for sum, false for count/any, true for all), so both forms reduce the same
-    elements; the analysis sees one form.
-    """
-    body = e.body
-    if not isinstance(body, ir.Cond):
-        return e
-    ident = _IDENTITY[e.op]
-    then_v, else_v = _const_value(body.then), _const_value(body.otherwise)
-    if else_v is not None and else_v == ident and \
-            isinstance(else_v, bool) == isinstance(ident, bool):
-        cond, kept = body.cond, body.then
-    elif then_v is not None and then_v == ident and \
-            isinstance(then_v, bool) == isinstance(ident, bool):
-        cond = ir.Unary(op="not", operand=body.cond, dtype=ir.DType.BOOL)
-        kept = body.otherwise
-    else:
-        return e
-    filt = cond if e.filter is None else ir.Binary(op="and", left=e.filter, right=cond,
-                                                   dtype=ir.DType.BOOL)
-    return e.model_copy(update={"body": kept, "filter": filt})
-
-
-def normal_forall(s: ir.Forall, taint: Taint) -> tuple[ir.Forall, tuple[int, str]]:
-    """`forall v { if c { body } }` is `forall v where c { body }` when c reads no data.
-
-    A data-independent condition selects processors exactly as a guard does. A
-    condition on data stays an `if`: every processor evaluates it (work), while
-    a `where` guard on data names the processors taking part at all (worst case
-    O(1), as DCSC's undiscovered nodes). Returns the normal form and the key
-    under which `algspec.efficiency.selection` counted its selection.
-    """
-    if len(s.body) == 1 and isinstance(s.body[0], ir.If) and not s.body[0].otherwise \
-            and not taint.expr(s.body[0].cond):
-        inner = s.body[0]
-        guard = inner.cond if s.guard is None else ir.Binary(
-            op="and", left=s.guard, right=inner.cond, dtype=ir.DType.BOOL)
-        return s.model_copy(update={"guard": guard, "body": inner.then}), (inner.id, "then")
-    return s, (s.id, "guard")
-
-
-def _ivar_names(indices: list[ir.Expr]) -> list[str | None]:
-    return [x.name if isinstance(x, ir.IndexVar) else None for x in indices]
-
-
-def _edge_test(e: ir.Expr) -> ir.Read | None:
-    """The edge read `X[a, b]` that `e` tests for an edge: `X[a, b] != 0` or a bool `X[a, b]`."""
-    if isinstance(e, ir.Read) and e.loc == ir.Loc.EDGE and e.dtype == ir.DType.BOOL:
-        return e
-    if isinstance(e, ir.Binary) and e.op == "!=":
-        for a, b in ((e.left, e.right), (e.right, e.left)):
-            c = _const_value(b)
-            if isinstance(a, ir.Read) and a.loc == ir.Loc.EDGE and c is not None and c == 0:
-                return a
-    return None
-
-
-def graph_edge_tests(prog: ir.Program) -> frozenset[tuple[str, bool]]:
-    """The tests `X[i, j] != 0` (name, transposed) whose union, with self-loops, is the graph.
-
-    An input graph's mask is usually `adjacency(A)` (`A[i, j] != 0 or i == j`), or
-    DCSC's `adjacency(A) or adjacency(transpose(A))`; a guard `A[v, u] != 0` on an
-    edge forall then keeps every edge but the n self-loops, a constant share of |E|.
-    A mask that is anything else (a conjunction, a threshold) gives no tests.
-    """
-    if prog.graph.kind != "input":
-        return frozenset()
-    decl = next((d for d in prog.decls if d.name == prog.graph.mask_name), None)
-    out: set[tuple[str, bool]] = set()
-
-    def leaves(e: ir.Expr) -> bool:
-        if isinstance(e, ir.Binary) and e.op == "or":
-            return leaves(e.left) and leaves(e.right)
-        if isinstance(e, ir.Binary) and e.op == "==" and \
-                sorted(_ivar_names([e.left, e.right]), key=str) == ["@i", "@j"]:
-            return True  # the self-loops adjacency() adds
-        r = _edge_test(e)
-        names = _ivar_names(r.indices) if r is not None else []
-        if names in (["@i", "@j"], ["@j", "@i"]):
-            out.add((r.name, names[0] == "@j"))
-            return True
-        return False
-
-    if decl is None or decl.derived is None or not leaves(decl.derived):
-        return frozenset()
-    return frozenset(out)
-
-
-def _is_graph_test(e: ir.Expr, vars: list[str], graph: ir.Graph,
-                   tests: frozenset[tuple[str, bool]]) -> bool:
-    """Whether `e` tests edge processor (vars[0], vars[1]) for being a graph edge."""
-    if isinstance(e, ir.Read) and e.name == graph.mask_name and \
-            _ivar_names(e.indices) == list(vars):
-        return True
-    r = _edge_test(e)
-    if r is None:
-        return False
-    names = _ivar_names(r.indices)
-    return names == list(vars) and (r.name, False) in tests or \
-        names == list(vars)[::-1] and (r.name, True) in tests
-
-
-def _reads_processor_data(e: ir.Expr, vars: list[str]) -> bool:
-    """Whether `e` reads node or edge data indexed by one of the processor's variables."""
-    return any(isinstance(x, ir.Read) and x.loc != ir.Loc.GRAPH and
-               any(isinstance(i, ir.IndexVar) and i.name in vars for i in x.indices)
-               for x in ir.walk_expr(e))
-
-
-def _without_graph_mask(e: ir.Expr | None, vars: list[str], graph: ir.Graph,
-                        tests: frozenset[tuple[str, bool]] = frozenset()) -> ir.Expr | None:
-    """A guard less its conjuncts that test the interconnection graph itself.
-
-    An edge forall's processors are the graph's edges, so `forall v, u where adj[v, u]`
-    selects every one of them, as `forall v, u` does (not a data-dependent O(1)); so
-    does the README's `where A[v, u] != 0` when the mask is `adjacency(A)` (every
-    edge but the self-loops: `graph_edge_tests`).
-    """
-    if e is None or len(vars) != 2 or graph.mask_name is None:
-        return e
-    if _is_graph_test(e, vars, graph, tests):
-        return None
-    if isinstance(e, ir.Binary) and e.op == "and":
-        left = _without_graph_mask(e.left, vars, graph, tests)
-        right = _without_graph_mask(e.right, vars, graph, tests)
-        if left is None or right is None:
-            return right if left is None else left
-        return e.model_copy(update={"left": left, "right": right})
-    return e
-
-
-def _zero_pins(e: ir.Expr | None, vars) -> frozenset[str]:
-    """The processor variables a selection's conjunct `v == 0` fixes to node 0."""
-    if isinstance(e, ir.Binary) and e.op == "and":
-        return _zero_pins(e.left, vars) | _zero_pins(e.right, vars)
-    if isinstance(e, ir.Binary) and e.op == "==":
-        for a, b in ((e.left, e.right), (e.right, e.left)):
-            if isinstance(a, ir.IndexVar) and a.name in vars and _const_value(b) == 0 and \
-                    not isinstance(_const_value(b), bool):
-                return frozenset([a.name])
-    return frozenset()
-
-
-def _reads_element(e: ir.Expr, var: str) -> bool:
-    """Whether `e` reads data at the aggregation element `var` (across its edge)."""
-    for x in ir.walk_expr(e):
-        if isinstance(x, ir.Read) and any(var in free_ivars(i) for i in x.indices):
-            return True
-    return False
-
-
-def _reads_data(e: ir.Expr | None) -> bool:
-    return e is not None and ir.reads_state(e)
-
-
-def _forall_reads_data(s: ir.Forall, input_graph: bool = False) -> bool:
-    """Whether a forall's processors read any data (guard, values, indices, conditions).
-
-    On an input graph, edge processors exist where the input has edges, so what they
-    write to a node (`deg[u] = 1 by sum`, `first[u] = v by min`) is the graph itself.
-    """
-    if _reads_data(s.guard):
-        return True
-    if input_graph and len(s.vars) == 2 and any(
-            isinstance(st, ir.Assign) and any(t.loc == ir.Loc.NODE for t in st.targets)
-            for st, _ in ir.walk_statements(s.body)):
-        return True
-    for st, _ in ir.walk_statements(s.body):
-        if any(_reads_data(x) for x in ir.statement_exprs(st)):
-            return True
-        if isinstance(st, ir.Assign) and st.accumulate:
-            return True  # `x[v] += 1 by sum` adds to the value it holds: it reads x
-        if isinstance(st, ir.Assign) and any(t.loc == ir.Loc.GRAPH for t in st.targets):
-            return True  # a write to shared memory (e.g. a priority write of the index)
-    return False
+    """The variables among `vars` a selection fixes to O(1) values at the worst-case
+    (fewest) end: `algspec.efficiency.worst_case.pins`."""
+    return worst_case.pins(e, vars, taint.expr, worst_case.FEWEST)
 
 
 def _size_at(e: ir.Expr, n: float, m: float | None = None, N: float | None = None) -> float:
@@ -640,10 +453,38 @@ def _plus(a: Cost | None, b: Cost | None) -> Cost | None:
     return a + b
 
 
+def _constant(e: ir.Expr) -> bool | None:
+    """The value of a condition of constants alone (`true and false`), else None."""
+    if any(not isinstance(x, (ir.Const, ir.Unary, ir.Binary)) for x in ir.walk_expr(e)):
+        return None
+    try:
+        return bool(eval_size(e, 1.0))
+    except (ValueError, ArithmeticError, TypeError, EfficiencyError, ops.NotASize):
+        return None
+
+
+def _fewer(a: Cost, b: Cost) -> Cost:
+    """Two branches of a sequential `if` on data at the fewest end: the one with more
+    rounds (the inputs that attain T take it), else the fewer nodes and edges."""
+    both = a + b  # T keeps both branches' records (a sum is within 2 of the max)
+    fa, fb = a.frames, b.frames
+    if fa == fb:
+        return Cost(both.records, a.work.at_most(b.work), a.derefs.at_most(b.derefs))
+    if fb.is_O(fa) or fa.is_O(fb):
+        kept = a if fb.is_O(fa) else b
+        return Cost(both.records, kept.work, kept.derefs)
+    return both
+
+
 class _Analyser:
-    def __init__(self, prog: ir.Program):
+    """One pass over the program, resolving each data-dependent count at `end`
+    (`algspec.efficiency.worst_case`); `analyse` runs one per end."""
+
+    def __init__(self, prog: ir.Program, end: worst_case.End = worst_case.WORST,
+                 taint: Taint | None = None, sel: Selections | None = None):
         self.prog = prog
-        self.taint = Taint(prog)
+        self.end = end
+        self.taint = taint or Taint(prog)
         self.N = size_class(prog.nodes, path=prog.path)
         self.E = edge_class(prog.graph, self.N)
         self.edge_tests = graph_edge_tests(prog)
@@ -652,26 +493,23 @@ class _Analyser:
         self.innermost: dict[int, int | None] = {}
         self.records: dict[int, ir.Record] = {}
         self.mult: list[Asymptotic] = [one]
-        self.sel = Selections()
-        if selection.has_sites(prog, self.taint.expr):
-            self.sel = selection.measure_selections(prog, self.taint.expr, self.taint.names,
-                                                    _size_at)
+        self.sel = sel if sel is not None else selections(prog, self.taint)
 
     # ------------------------------------------------------------ expressions
     def _deg(self, node: ir.Expr | None = None, stack: list[_Binder] = ()) -> Asymptotic:
-        """Worst-case (fewest) neighbours of one node: N on a complete graph, else O(1).
+        """Neighbours of one node at this end (`worst_case.degree`).
 
         A star's hub (node 0: `incoming(0)`, or `incoming(v)` under `v == 0`) has all N.
         """
-        if self.prog.graph.kind == "complete":
-            return self.N
-        hub = GRAPH_KINDS[self.prog.graph.kind].hub if self.prog.graph.kind in GRAPH_KINDS \
-            else None
-        if hub == 0 and (
-                _const_value(node) == 0 and not isinstance(_const_value(node), bool) or
-                isinstance(node, ir.IndexVar) and any(node.name in b.zero for b in stack)):
-            return self.N
-        return one
+        kind = self.prog.graph.kind
+        hub = GRAPH_KINDS[kind].hub if kind in GRAPH_KINDS else None
+        at_hub = hub == 0 and (
+            _const_value(node) == 0 and not isinstance(_const_value(node), bool) or
+            isinstance(node, ir.IndexVar) and any(node.name in b.zero for b in stack))
+        return worst_case.degree(self.end, kind, at_hub, self.N)
+
+    def _pins(self, e: ir.Expr | None, vars: set[str]) -> set[str]:
+        return worst_case.pins(e, vars, self.taint.expr, self.end)
 
     def expr(self, e: ir.Expr | None, stack: list[_Binder]) -> Cost:
         """The activity of evaluating `e` once in the context `stack` (outermost first)."""
@@ -716,7 +554,14 @@ class _Analyser:
             # else an edge processor reading another edge (`msk[i, k]` in `forall i, j`):
             # a message, like a pointer dereference
         names = set().union(*(free_ivars(x) for x in e.indices))
-        return _edge_cost(self._count_for(names, stack))
+        binder = self._binder_for(names, stack)
+        count = binder.count
+        if e.loc == ir.Loc.EDGE:  # the edge read is the active edge: distinct ones per round
+            if not names:
+                count = count.at_most(one)       # `D[1, 2]`, however many evaluate it
+            elif len(binder.names) == 2 and len(names & binder.names) == 1:
+                count = count.at_most(self.N)    # `D[i, k]` in `forall i, j`: n of them
+        return _edge_cost(count)
 
     def aggregate(self, e: ir.Aggregate, stack: list[_Binder]) -> Cost:
         e = normal_aggregate(e)
@@ -727,40 +572,33 @@ class _Analyser:
         # elements are active nodes, not graph edges.
         readout = e.domain == "nodes" and owner.kind == "seq"
         if e.domain == "nodes":
-            domain = evals * self.N
+            domain = distinct = evals * self.N
         else:
-            of_own = isinstance(e.of, ir.IndexVar) and \
-                any(e.of.name in b.names and b.kind in ("forall", "whole") for b in stack)
-            domain = self.E if of_own and evals == self.N else evals * self._deg(e.of, stack)
+            deg = self._deg(e.of, stack)
+            procs = next((b for b in reversed(stack) if isinstance(e.of, ir.IndexVar) and
+                          e.of.name in b.names and b.kind in ("forall", "whole")), None)
+            domain = self.E if procs is not None and evals == self.N else evals * deg
+            # distinct edges: the neighbourhoods of the processors aggregating, however
+            # often (an enclosing aggregation over k) each evaluates its own
+            distinct = domain if procs is None else \
+                worst_case.neighbourhoods(procs.count, deg, self.N, self.E)
+        # One rule for readouts and processors (worst_case.elements): the elements the
+        # filter chooses are active (any/all/count: their witnesses); a test that reads
+        # two places (`key[u] < key[v]`) uses every element's edge.
+        filt, pred = e.filter, e.body
+        if isinstance(e.of, ir.IndexVar) and e.domain != "nodes":  # `A[u, v] != 0`: the graph
+            ends = [e.var, e.of.name] if e.domain == "incoming" else [e.of.name, e.var]
+            filt = _without_graph_mask(filt, ends, self.prog.graph, self.edge_tests)
+            pred = _without_graph_mask(pred, ends, self.prog.graph, self.edge_tests) or \
+                ir.Const(value=True, dtype=ir.DType.BOOL)
+        chosen, act = worst_case.elements(e, self.taint.expr, self.end, readout, filt, pred)
+        total = {worst_case.ALL: domain, worst_case.EACH: evals, worst_case.ONE: one}[chosen]
+        active = {worst_case.ALL: distinct, worst_case.EACH: evals.at_most(distinct),
+                  worst_case.ONE: one}[act]
         if readout:
-            # The controller reads the elements that decide the result: the filter's,
-            # and for any/all the witnesses (data-dependent: worst case one).
-            sel_exprs = [x for x in [e.filter] + ([e.body] if e.op in ("any", "all") else [])
-                         if x is not None]
-            pins: set[str] = set()
-            for x in sel_exprs:
-                pins |= pinned(x, {e.var}, self.taint)
-            if any(self.taint.expr(x) for x in sel_exprs):
-                total = one
-            elif e.var in pins:
-                total = evals
-            else:
-                total = domain
-            out = _nodes_cost(total.at_most(self.N * evals))
+            out = _nodes_cost(active.at_most(self.N * evals))
         else:
-            # Processors: every element the filter (or, without one, the body) is
-            # evaluated on with the element's data is an active edge (every evaluated
-            # comparison counts, for any/all as for min/max/sum/count).
-            f = e.filter
-            if f is None or _reads_element(f, e.var):
-                total = domain
-            elif self.taint.expr(f):
-                total = one          # a data-dependent guard on the processor: worst case
-            elif e.var in pinned(f, {e.var}, self.taint):
-                total = evals
-            else:
-                total = domain
-            out = _edge_cost(total.at_most(domain))
+            out = _edge_cost(active.at_most(distinct))
         out = out + self.expr(e.of, stack) + self.expr(e.default, stack)
         # The filter is evaluated over the whole domain, the body over the selection.
         out = out + self.expr(e.filter, stack + [_Binder(frozenset([e.var]), domain, "agg")])
@@ -798,6 +636,9 @@ class _Analyser:
             c = self.expr(s.value, stack)
             return _Summary(self._cap(c + _nodes_cost(one)) if seq else c)
         if isinstance(s, ir.If):
+            known = _constant(s.cond)
+            if known is not None:  # `if true`, `if n > 0 and false`: one branch runs
+                return self.block(s.then if known else s.otherwise, stack)
             cond = self._cap(self.expr(s.cond, stack) + _nodes_cost(one)) if seq else \
                 self.expr(s.cond, stack)
             then_stack = else_stack = stack
@@ -807,11 +648,15 @@ class _Analyser:
                                                           dtype=ir.DType.BOOL), (s.id, "else"))
             a = self.block(s.then, then_stack)
             b = self.block(s.otherwise, else_stack)
+            if seq and self.end is worst_case.FEWEST and self.taint.expr(s.cond) and \
+                    None not in (a.cont, b.cont) and a.brk is None is b.brk:
+                # the controller's choice on data: the branch T needs, else the cheaper
+                return _Summary(cond + _fewer(a.cont, b.cont))
             cont = None if a.cont is None and b.cont is None else \
                 cond + (_plus(a.cont, b.cont) or Cost())
             brk = _plus(a.brk, b.brk)
             return _Summary(cont, None if brk is None else cond + brk)
-        if isinstance(s, (ir.While, ir.ForRange, ir.ForNodes, ir.Proc)):
+        if isinstance(s, (ir.While, ir.ForRange, ir.ForEdges, ir.ForNodes, ir.Proc)):
             return self.loop(s, stack)
         if isinstance(s, ir.Recur):  # its body is counted by the Proc's `calls` bound
             c = Cost()
@@ -884,14 +729,15 @@ class _Analyser:
 
         A data-independent condition is counted (`algspec.efficiency.selection`):
         the branch keeps its measured share of the forall's processors. Otherwise
-        a data-dependent one keeps O(1), and `v == e` pins v.
+        a data-dependent one keeps O(1) at the fewest end and all at the most, and
+        `v == e` pins v at both (`worst_case.pins`).
         """
         top = stack[-1]
         if len(top.order) == 2:  # `if A[v, u] != 0` tests the graph: it keeps every edge
             cond = _without_graph_mask(cond, list(top.order), self.prog.graph,
                                        self.edge_tests) or ir.Const(value=True,
                                                                     dtype=ir.DType.BOOL)
-        pins = pinned(cond, set(top.order), self.taint) | set(top.pins)
+        pins = self._pins(cond, set(top.order)) | set(top.pins)
         _, procs = self._procs(top.order, pins)
         share = self.sel.share(key)
         if share is not None and not self.taint.expr(cond):
@@ -901,6 +747,23 @@ class _Analyser:
                       top.zero | _zero_pins(cond, top.order))
         return stack[:-1] + [top]
 
+    def _chosen(self, vars: list[str], guard: ir.Expr | None, key: tuple[int, str]
+                ) -> tuple[Asymptotic, Asymptotic, set[str]]:
+        """(active nodes, processors, pinned variables) a forall guard chooses at this end;
+        a data-independent guard's count comes from `algspec.efficiency.selection`."""
+        pins = self._pins(_without_graph_mask(guard, vars, self.prog.graph, self.edge_tests),
+                          set(vars))
+        nodes, procs = self._procs(tuple(vars), pins)
+        share = self.sel.share(key)
+        if share is not None and guard is not None and not self.taint.expr(guard):
+            procs = (self.N if len(vars) == 1 else self.E) * share
+            nodes = procs.at_most(self.N)
+        return nodes, procs, pins
+
+    @staticmethod
+    def _evaluators(stack: list[_Binder], vars: list[str], procs: Asymptotic) -> list[_Binder]:
+        return stack + [_Binder(frozenset(vars), procs, "forall", tuple(vars))]
+
     def forall(self, s: ir.Forall, stack: list[_Binder]) -> Cost:
         """A forall is a parallel update of the processors its guard selects.
 
@@ -908,15 +771,9 @@ class _Analyser:
         index: a reset such as `forall v { x[v] = false }`, the normal form of
         `x = false`) carry no information and cost nothing.
         """
-        s, key = normal_forall(s, self.taint)
-        guard = _without_graph_mask(s.guard, s.vars, self.prog.graph, self.edge_tests)
-        pins = pinned(guard, set(s.vars), self.taint)
-        nodes, procs = self._procs(tuple(s.vars), pins)
-        share = self.sel.share(key)
-        if share is not None and s.guard is not None and not self.taint.expr(s.guard):
-            full = self.N if len(s.vars) == 1 else self.E
-            procs = full * share
-            nodes = procs.at_most(self.N)
+        outer = s.guard
+        s, key = normal_forall(s)
+        nodes, procs, pins = self._chosen(s.vars, s.guard, key)
         inner = stack + [_Binder(frozenset(s.vars), procs, "forall", tuple(s.vars),
                                  frozenset(pins), _zero_pins(s.guard, s.vars))]
         if not _forall_reads_data(s, self.prog.graph.kind == "input"):
@@ -924,17 +781,24 @@ class _Analyser:
         out = _nodes_cost(nodes)
         if len(s.vars) == 2:
             out = out + _edge_cost(procs)  # each selected edge processor is an active edge
-        # Every processor evaluates the guard, as every processor evaluates the condition
-        # of an `if` in a forall (what it reads is charged to all of them); only those
-        # that pass it run the body.
-        _, every = self._procs(tuple(s.vars), set())
-        evaluators = stack + [_Binder(frozenset(s.vars), every, "forall", tuple(s.vars))]
-        out = out + self.expr(s.guard, evaluators)
-        if len(s.vars) == 2 and guard is not None and self.taint.expr(guard) and \
-                _reads_processor_data(guard, s.vars):
-            # An edge processor that tests its edge's or its ends' data (`where key[u] <
-            # key[v]`) uses its edge whether it passes or not, as with an `if`.
-            out = out + _edge_cost(every)
+        # Every candidate evaluates the guard, as it evaluates the condition of an `if`
+        # (what it reads is charged to all of them), and the condition of an `if` the
+        # normal form made a guard is evaluated by those the guard before it chose. Only
+        # the chosen run the body; a test that reads across an edge (`key[u] < key[v]`,
+        # `x[p[v]] > 0`) uses it, chosen or not: its evaluators are active with their
+        # edge (`worst_case.reads_messages`), while a test on their own state is not.
+        tests = [(outer, *self._procs(tuple(s.vars), set()))]
+        if s.guard is not outer:
+            cond = s.guard if outer is None else s.guard.right
+            tests.append((cond, *self._chosen(s.vars, outer, (s.id, "guard"))[:2]))
+        for test, t_nodes, t_procs in tests:
+            local, remote = split_test(test, s.vars, self.prog.graph, self.edge_tests)
+            out = out + self.expr(local, self._evaluators(stack, s.vars, t_procs))
+            if remote is not None:  # evaluated by the candidates the local conjuncts keep
+                r_nodes, r_procs, _ = self._chosen(s.vars, local, None)
+                r_nodes, r_procs = r_nodes.at_most(t_nodes), r_procs.at_most(t_procs)
+                out = out + self.expr(remote, self._evaluators(stack, s.vars, r_procs)) + \
+                    _nodes_cost(r_nodes) + (_edge_cost(r_procs) if len(s.vars) == 2 else Cost())
         body = self.block(s.body, inner)
         return self._cap(out + (_plus(body.cont, body.brk) or Cost()))
 
@@ -948,12 +812,15 @@ class _Analyser:
         `algspec.efficiency.selection` counts the trips of loops whose ends read graph
         state (a pass over a doubling prefix runs 1, 2, 4, ... trips against a bound of
         n, so 2n in all over its log n phases, not n log n); a constant share keeps the
-        bound's class.
+        bound's class. A loop that records nothing and stops on data is a choice that
+        does not decide T: O(1) trips at the fewest end (`worst_case.loop_choice`).
         """
+        if self.end is worst_case.FEWEST and worst_case.loop_choice(s, self.taint.expr):
+            return bound.at_most(one)
         share = self.sel.share((s.id, "trips"))
-        if share is None or share.is_zero or share == one:
+        if share is None or share == one:
             return bound
-        return bound * share
+        return zero if share.is_zero else bound * share  # zero: a condition that never holds
 
     def loop(self, s: ir.Statement, stack: list[_Binder]) -> _Summary:
         if not self._seq(stack):
@@ -970,6 +837,14 @@ class _Analyser:
             header = Cost()
             entry = self._cap(self.expr(s.start, stack) + self.expr(s.stop, stack))
             kind = "for"
+        elif isinstance(s, ir.ForEdges):  # one trip per edge: its bound (m unless declared)
+            bound = trips_class(s.bound, self.N, path)
+            header = Cost()
+            whole = [_Binder(frozenset(["@i", "@j"]), self.E, "whole")]
+            listing = self.expr(s.select, whole) + self.expr(s.key, whole)
+            # listing the edges reads every node's row and every edge once
+            entry = self._cap(listing + _nodes_cost(self.N) + _edge_cost(self.E))
+            kind = "for edges"
         elif isinstance(s, ir.Proc):  # like a loop of `calls` trips: each invocation runs the body
             bound = trips_class(s.calls, self.N, path)
             header = Cost()
@@ -982,7 +857,8 @@ class _Analyser:
             bound = self.N
             header = Cost()
             key = self.expr(s.key, [_Binder(frozenset(["@i"]), self.N, "whole")])
-            entry = self._cap(key + _nodes_cost(self.N))  # ordering reads every node once
+            # the ordering reads every node once (a key of no data, `by 0.0`, reads none)
+            entry = self._cap(key + _nodes_cost(self.N if ir.reads_state(s.key) else zero))
             kind = "for nodes"
         bound = self._trips(s, bound)
         self.loop_stack.append(s.id)
@@ -997,6 +873,8 @@ class _Analyser:
         else:
             total = entry + header + (header + body.cont).times(bound) + (body.brk or Cost())
             iters = bound
+        if not per_iter.records:  # it runs within one round: at most N nodes, |E| edges
+            total = self._cap(total)
         if per_iter.records:
             self.loops.append(LoopInfo(
                 stmt=s, kind=kind, bound=iters, iterations=self.mult[-1] * iters,
@@ -1005,9 +883,25 @@ class _Analyser:
         return _Summary(total)
 
 
+def selections(prog: ir.Program, taint: Taint) -> Selections:
+    """What the program's data-independent tests select (`algspec.efficiency.selection`)."""
+    if not selection.has_sites(prog, taint.expr):
+        return Selections()
+    return selection.measure_selections(prog, taint.expr, taint.names, _size_at)
+
+
 def analyse(program: ir.Program) -> StaticEfficiency:
-    """Worst-case rounds, work, active edges, capacity and efficiencies of `program`."""
-    a = _Analyser(program)
+    """Worst-case rounds, work, active edges, capacity and efficiencies of `program`
+    (the fewest end, `worst_case.WORST`), with both ends of each in `.ranges`."""
+    taint = Taint(program)
+    sel = selections(program, taint)
+    worst = _summarise(program, _Analyser(program, worst_case.FEWEST, taint, sel))
+    most = _summarise(program, _Analyser(program, worst_case.MOST, taint, sel))
+    worst.ranges = worst_case.class_ranges(worst, most)
+    return worst
+
+
+def _summarise(program: ir.Program, a: _Analyser) -> StaticEfficiency:
     top = a.block(program.body, [_Binder(frozenset(), one, "seq")])
     cost = _plus(top.cont, top.brk) or Cost()
     T = cost.frames

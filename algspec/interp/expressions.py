@@ -179,7 +179,8 @@ def aggregate(env: Env, e: ir.Aggregate, rank: int, mask: np.ndarray) -> np.ndar
         sel = sel & evaluate(env, e.filter, inner, live)
     if e.op in ("argmin", "argmax"):
         # an unstable argmin sorts the key of every node, selected or not
-        return arg_aggregate(env, e, rank, mask, sel, live if e.unstable else live & sel, of)
+        return arg_aggregate(env, e, rank, mask, sel, live if e.unstable else live & sel, of,
+                             dom)
     body = evaluate(env, e.body, inner, live & sel)
     # The innermost axis is always N wide: a body and filter that do not use
     # the aggregation variable still count once per node, not once.
@@ -187,7 +188,8 @@ def aggregate(env: Env, e: ir.Aggregate, rank: int, mask: np.ndarray) -> np.ndar
     sel = np.broadcast_to(sel, full)
     body = np.broadcast_to(body, full)
     if env.obs is not None:
-        observe_aggregate(env, e, rank, sel & outer_mask, of)
+        observe_aggregate(env, e, rank, sel & outer_mask, of,
+                          evaluated=np.broadcast_to(dom, full) & outer_mask, body=body)
     op = e.op
     if op == "any":
         return (sel & body).any(axis=-1)
@@ -233,7 +235,7 @@ def narrow(cand: np.ndarray, key: np.ndarray, largest: bool) -> np.ndarray:
 
 
 def arg_aggregate(env: Env, e: ir.Aggregate, rank: int, mask: np.ndarray, sel: np.ndarray,
-                  live: np.ndarray, of) -> np.ndarray:
+                  live: np.ndarray, of, dom: np.ndarray | None = None) -> np.ndarray:
     """argmin/argmax: the element whose key is lexicographically smallest (largest).
 
     Keys narrow the candidates one component at a time; what remains ties, and
@@ -245,7 +247,8 @@ def arg_aggregate(env: Env, e: ir.Aggregate, rank: int, mask: np.ndarray, sel: n
                                *(k.shape for k in keys))
     sel = np.broadcast_to(sel, full)
     if env.obs is not None:
-        observe_aggregate(env, e, rank, sel & env.lift(mask, inner), of)
+        evaluated = None if dom is None else np.broadcast_to(dom, full) & env.lift(mask, inner)
+        observe_aggregate(env, e, rank, sel & env.lift(mask, inner), of, evaluated=evaluated)
     if e.unstable:  # the first selected node in numpy's default argsort of the float64 key row
         row = np.ascontiguousarray(np.broadcast_to(keys[0], full), np.float64)
         order = np.argsort(row, axis=-1)

@@ -51,6 +51,9 @@ def observe_read(env: Env, e: ir.Read, rank: int, idx: list[np.ndarray], mask: n
     b, sid, obs = pos[0], _sid(env), env.obs
     if e.loc == ir.Loc.EDGE:
         obs.edges(sid, b, idx[0][pos], idx[1][pos])
+        if rank == 0:  # a sequential read touches the edge's ends, as a node read its node
+            obs.nodes(sid, b, idx[0][pos])
+            obs.nodes(sid, b, idx[1][pos])
         return
     src = idx[0][pos]
     if rank >= 1:  # a processor dereferencing a pointer: one edge src -> processor
@@ -62,8 +65,18 @@ def observe_read(env: Env, e: ir.Read, rank: int, idx: list[np.ndarray], mask: n
 
 
 def observe_aggregate(env: Env, e: ir.Aggregate, rank: int, sel: np.ndarray,
-                      of: np.ndarray | None) -> None:
-    """Report the edges (or nodes) that pass an aggregation's filter."""
+                      of: np.ndarray | None, evaluated: np.ndarray | None = None,
+                      body: np.ndarray | None = None) -> None:
+    """Report the edges (or nodes) of the elements an aggregation chooses, by the
+    worst-case rule (`algspec.efficiency.worst_case.reported`): those its filter passes
+    (`sel`), every `evaluated` one when the filter reads two places, and of an
+    `any`/`all`/`count` whose predicate does not, the witnesses in `body` only."""
+    every, witness = _reported(e, rank == 0)
+    if every and evaluated is not None:
+        sel = evaluated
+    if witness and body is not None:
+        holds = np.asarray(body).astype(bool)
+        sel = sel & (~holds if e.op == "all" else holds)
     pos = np.nonzero(sel)
     if not len(pos[0]):
         return
@@ -80,6 +93,20 @@ def observe_aggregate(env: Env, e: ir.Aggregate, rank: int, sel: np.ndarray,
         obs.edges(sid, b, u, pos[1])
     else:
         obs.nodes(sid, b, u)
+
+
+_REPORTED: dict[tuple[int, bool], tuple[ir.Aggregate, tuple[bool, bool]]] = {}
+
+
+def _reported(e: ir.Aggregate, readout: bool) -> tuple[bool, bool]:
+    """`worst_case.reported`, cached per aggregation (the rule reads the IR only)."""
+    hit = _REPORTED.get((id(e), readout))
+    if hit is None or hit[0] is not e:
+        from algspec.efficiency.worst_case import reported
+        if len(_REPORTED) > 4096:
+            _REPORTED.clear()
+        hit = _REPORTED[(id(e), readout)] = (e, reported(e, readout))
+    return hit[1]
 
 
 def report_loop(obs: ActivityObserver | None, stmt_id: int, lanes: np.ndarray,

@@ -28,6 +28,7 @@ from algspec.interp.observe import ActivityObserver, report_loop
 from algspec.interp.recording import Recorder, Trajectories
 from algspec.interp.writes import check_index, commit
 from algspec.interp.writes import fresh as _fresh
+from algspec.size_text import size_text
 
 __all__ = ["ActivityObserver", "Machine", "Trajectories", "_binop", "_call", "run"]
 
@@ -280,6 +281,8 @@ class Machine(Env):
             self.for_range(s, mask)
         elif k == "for_nodes":
             self.for_nodes(s, mask)
+        elif k == "for_edges":
+            self.for_edges(s, mask)
         elif k == "round":
             self.round(s, mask)
         elif k == "forall":
@@ -326,13 +329,19 @@ class Machine(Env):
         self._count_iters(s, mask, iters)
 
     def _set_loop_var(self, s, value: np.ndarray, lanes: np.ndarray) -> None:
-        store = self.locals if s.var_local else self.state
-        old = store.get(s.var)
+        self._set_var(s.var, s.var_local, value, lanes)
+
+    def _set_var(self, name: str, local: bool, value: np.ndarray, lanes: np.ndarray) -> None:
+        store = self.locals if local else self.state
+        old = store.get(name)
         if old is None:
             old = np.zeros(self.B, np.int64)
-        store[s.var] = np.where(lanes, value, old)
+        store[name] = np.where(lanes, value, old)
 
     def for_range(self, s: ir.ForRange, mask: np.ndarray) -> None:
+        if s.step is not None:
+            self.for_step(s, mask)
+            return
         start = np.broadcast_to(self.eval(s.start, 0, mask), (self.B,))
         stop = np.broadcast_to(self.eval(s.stop, 0, mask), (self.B,))
         live = mask & (start < stop)
@@ -360,8 +369,100 @@ class Machine(Env):
         self.broken.pop()
         self._count_iters(s, mask, iters)
 
+    def for_step(self, s: ir.ForRange, mask: np.ndarray) -> None:
+        """`for x in a .. b step s`: a, a + s, ... while before b in the step's direction.
+
+        Each sample has its own ends and (through m) step, so its own trip count
+        ceil((b - a) / s); a sample leaves the loop after its own trips, like a `while`.
+        """
+        start = np.broadcast_to(self.eval(s.start, 0, mask), (self.B,)).astype(np.int64)
+        stop = np.broadcast_to(self.eval(s.stop, 0, mask), (self.B,)).astype(np.int64)
+        step = np.broadcast_to(self.eval(s.step, 0, mask), (self.B,)).astype(np.int64)
+        self.stmt = s
+        zero = mask & (step == 0)
+        if zero.any():
+            sized = all(isinstance(x, (ir.Const, ir.Size)) or ops.op_of(x) is not None
+                        for x in ir.walk_expr(s.step))
+            what = f"`{size_text(s.step)}` is 0 at n = {self.n}" if sized else "is 0 here"
+            self.fault("R111", f"the range step {what}: the loop would never advance", zero)
+        away = mask & (((stop > start) & (step < 0)) | ((stop < start) & (step > 0)))
+        if away.any():
+            b = int(np.argmax(away))
+            self.fault("R111", f"the range {start[b]} .. {stop[b]} step {step[b]} runs "
+                       f"{'down' if step[b] < 0 else 'up'} from its start away from its end",
+                       away)
+        safe = np.where(step == 0, 1, step)
+        trips = np.where(mask, -((start - stop) // safe), 0)  # ceil((stop - start) / step)
+        trips = np.maximum(trips, 0)
+        iters = np.zeros(self.B, np.int64)
+        bound = self._bound(s, s.bound) if trips.any() else None
+        self.broken.append(np.zeros(self.B, bool))
+        for t in range(int(trips.max(initial=0))):
+            lanes = mask & ~self.broken[-1] & (t < trips)
+            if not lanes.any():
+                break
+            iters += lanes
+            over = lanes & (iters > bound)
+            if over.any():
+                self.stmt = s
+                self.fault("R102", "loop bound exceeded", over)
+            self._set_loop_var(s, start + t * step, lanes)
+            self.block(s.body, lanes, 0)
+        self.broken.pop()
+        self._count_iters(s, mask, iters)
+
+    def for_edges(self, s: ir.ForEdges, mask: np.ndarray) -> None:
+        """`for (u, v) in edges(A)`: each sample's own edges, one trip each.
+
+        The edge list is taken when the loop starts (row-major, or by the key); samples
+        with fewer edges leave the loop earlier (their lanes are masked off), as in a
+        `while` whose condition differs between samples.
+        """
+        sel = np.asarray(self.whole(s.select, ir.Loc.EDGE, mask), bool) & mask[:, None, None]
+        b, u, v = np.nonzero(sel)  # sample by sample, row-major: (u, v) ascending
+        counts = np.bincount(b, minlength=self.B)
+        if s.key is not None and len(b):
+            key = np.asarray(self.whole(s.key, ir.Loc.EDGE, mask), np.float64)[b, u, v]
+            if s.unstable:  # numpy's default argsort of each sample's own list of keys
+                order = np.empty(len(b), np.int64)
+                offs = np.concatenate([[0], np.cumsum(counts)])
+                for x in np.nonzero(counts)[0]:
+                    lo, hi = offs[x], offs[x + 1]
+                    order[lo:hi] = lo + np.argsort(np.ascontiguousarray(key[lo:hi]))
+            else:  # stable: by sample, then key, ties in row-major order
+                order = np.lexsort((key, b))
+            u, v = u[order], v[order]
+        first = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+        iters = np.zeros(self.B, np.int64)
+        bound = self._bound(s, s.bound) if len(b) else None
+        self.broken.append(np.zeros(self.B, bool))
+        for k in range(int(counts.max(initial=0))):
+            lanes = mask & ~self.broken[-1] & (k < counts)
+            if not lanes.any():
+                break
+            iters += lanes
+            over = lanes & (iters > bound)
+            if over.any():
+                self.stmt = s
+                x = int(bound[over][0])
+                why = f"`{s.array}` has {int(counts[over][0])} edges"
+                if isinstance(s.bound, ir.Size) and s.bound.which == "m":
+                    why += (" and the interconnection graph m: declare the trips, "
+                            f"`for (u, v) in edges({s.array}) bound EXPR`")
+                self.fault("R102", f"loop bound exceeded: more than {x} iteration"
+                           f"{'' if x == 1 else 's'} ({why})", over)
+            at = np.where(lanes, first + k, 0)
+            for name, local, ends in zip(s.vars, s.vars_local, (u, v)):
+                self._set_var(name, local, ends[at] if len(ends) else at, lanes)
+            self.block(s.body, lanes, 0)
+        self.broken.pop()
+        self._count_iters(s, mask, iters)
+
     def for_nodes(self, s: ir.ForNodes, mask: np.ndarray) -> None:
         key = self.whole(s.key, ir.Loc.NODE, mask)
+        if self.obs is not None and ir.reads_state(s.key):  # the ordering reads every node
+            lanes = np.nonzero(np.asarray(mask).reshape(self.B, -1).any(axis=1))[0]
+            self.obs.nodes(s.id, np.repeat(lanes, self.N), np.tile(np.arange(self.N), len(lanes)))
         if s.unstable:  # numpy's default sort, on float64 rows as dm-clrs's keys are
             order = np.argsort(np.ascontiguousarray(np.broadcast_to(key, (self.B, self.N)),
                                                     np.float64), axis=1)
@@ -398,14 +499,17 @@ class Machine(Env):
             m = m & self.adj
         else:
             m = np.broadcast_to(m, (self.B, self.N))
+        candidates = m
         if s.guard is not None:
             m = m & self.eval(s.guard, rank, m)
         m = np.broadcast_to(m, (self.B,) + (self.N,) * rank)
         saved = dict(self.locals)
         if self.obs is not None:
             seen = m
-            if s.id in getattr(self.obs, "guard_ifs", ()):  # `if c` on no data: a guard
+            if s.id in getattr(self.obs, "guard_ifs", ()):  # `if c` on own state: a guard
                 seen = m & self.eval(s.body[0].cond, rank, m)
+            if s.id in getattr(self.obs, "evaluators", ()):  # a guard read across edges:
+                seen = candidates                            # every candidate used one
             pos = np.nonzero(np.broadcast_to(seen, m.shape))
             if rank == 1:
                 self.obs.nodes(s.id, pos[0], pos[1])
@@ -462,7 +566,7 @@ class Machine(Env):
                         total += 1
                     elif isinstance(st, ir.If):
                         total += count(st.then) + count(st.otherwise)
-                    elif isinstance(st, (ir.While, ir.ForRange)):
+                    elif isinstance(st, (ir.While, ir.ForRange, ir.ForEdges)):
                         trips = float(np.max(self._static(st.bound, self.m))) if self.B else 0.0
                         total += max(trips, 0.0) * count(st.body)
                     elif isinstance(st, ir.ForNodes):

@@ -134,6 +134,23 @@ class ForRangeStmt(Node):
     stop: Expr
     reverse: bool = False
     bound: Expr | None = None  # `for x in a .. b bound B`: data-dependent ends, B trips at most
+    step: Expr | None = None  # `for x in a .. b step s`: a, a + s, ... before b (s < 0: down)
+    body: list[Stmt]
+
+
+class ForEdgesStmt(Node):
+    """`for (u, v) in edges(A) [by KEY [unstable]] [bound B] { ... }`."""
+
+    kind: Literal["for_edges"] = "for_edges"
+    vars: list[str]
+    var_spans: list[Span] = []
+    func: str  # `edges` (anything else is reported by the lowering)
+    func_span: Span = Span()
+    array: str
+    array_span: Span = Span()
+    key: Expr | None = None  # `by KEY`: an edge expression, ascending
+    unstable: bool = False
+    bound: Expr | None = None  # worst-case trips (default: m)
     body: list[Stmt]
 
 
@@ -166,6 +183,13 @@ class CallStmt(Node):
     args: list[Expr]
 
 
+class ReturnStmt(Node):
+    """`return EXPR`: the value of the procedure it ends (the last statement of its paths)."""
+
+    kind: Literal["return"] = "return"
+    value: Expr
+
+
 class ProcDef(Node):
     """`proc f(a, b) [depth D] [calls C] { ... }`: a procedure (only at the top level)."""
 
@@ -186,8 +210,8 @@ class IncludeStmt(Node):
     path: str
 
 
-Stmt = (AssignStmt | LetStmt | RecordStmt | BreakStmt | IfStmt | WhileStmt | ForRangeStmt | ForNodesStmt | RoundStmt | ForallStmt
-        | CallStmt | ProcDef | IncludeStmt)
+Stmt = (AssignStmt | LetStmt | RecordStmt | BreakStmt | IfStmt | WhileStmt | ForRangeStmt | ForEdgesStmt | ForNodesStmt
+        | RoundStmt | ForallStmt | CallStmt | ReturnStmt | ProcDef | IncludeStmt)
 
 
 # --------------------------------------------------------------- declarations
@@ -228,7 +252,7 @@ class Program(Node):
 
 
 for _m in (IndexExpr, TupleExpr, UnaryExpr, BinaryExpr, CondExpr, CallExpr, AggExpr, AssignStmt, LValue,
-           IfStmt, WhileStmt, ForRangeStmt, ForNodesStmt, RoundStmt, ForallStmt, LetStmt,
-           CallStmt, ProcDef, IncludeStmt,
+           IfStmt, WhileStmt, ForRangeStmt, ForEdgesStmt, ForNodesStmt, RoundStmt, ForallStmt, LetStmt,
+           CallStmt, ReturnStmt, ProcDef, IncludeStmt,
            GeneratorCall, Decl, Program):
     _m.model_rebuild()

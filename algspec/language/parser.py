@@ -179,19 +179,36 @@ class _ToAst(Transformer):
                              span=_span(meta))
 
     def for_range(self, meta, c):
-        return ast.ForRangeStmt(var=str(c[0]), start=c[1], stop=c[2], bound=c[3], body=c[4],
-                                span=_span(meta))
+        return ast.ForRangeStmt(var=str(c[0]), start=c[1], stop=c[2], step=c[3], bound=c[4],
+                                body=c[5], span=_span(meta))
 
     def for_range_rev(self, meta, c):
-        return ast.ForRangeStmt(var=str(c[0]), start=c[1], stop=c[2], bound=c[3], body=c[4],
-                                reverse=True, span=_span(meta))
+        return ast.ForRangeStmt(var=str(c[0]), start=c[1], stop=c[2], step=c[3], bound=c[4],
+                                body=c[5], reverse=True, span=_span(meta))
+
+    def range_step(self, meta, c):
+        return c[0]
 
     def range_bound(self, meta, c):
         return c[0]
 
+    def for_edges(self, meta, c):
+        u, v, func, array, order, bound, body = c
+        key, unstable = order if order is not None else (None, False)
+        return ast.ForEdgesStmt(vars=[str(u), str(v)], var_spans=[_span(u), _span(v)],
+                                func=str(func), func_span=_span(func), array=str(array),
+                                array_span=_span(array), key=key, unstable=unstable,
+                                bound=bound, body=body, span=_span(meta))
+
+    def edge_order(self, meta, c):
+        return (c[0], c[1] is not None)
+
     def call_stmt(self, meta, c):
         return ast.CallStmt(name=str(c[0]), args=[x for x in c[1:] if x is not None],
                             span=_span(meta))
+
+    def return_stmt(self, meta, c):
+        return ast.ReturnStmt(value=c[0], span=_span(meta))
 
     def include_stmt(self, meta, c):
         return ast.IncludeStmt(path=str(c[0])[1:-1], span=_span(meta))

@@ -1,7 +1,7 @@
 """Targeted E002 messages for syntax that users bring from Python, C or pseudo-code.
 
 lark says "unexpected X, expected Y"; next to a construct of another language
-(`return`, `elif`, `&&`, a `:` opening a block, a condition broken over two
+(`def`, `elif`, `&&`, a `:` opening a block, a condition broken over two
 lines) that names the symptom, not the mistake. `explain` looks at the
 unexpected token, the part of the statement parsed before it (the parser's
 stack back to the last statement boundary) and what the grammar expected, and
@@ -30,12 +30,8 @@ _BINARY_ONLY = {"ADD_OP", "MUL_OP", "STAR", "SLASH", "COMP_OP", "AND", "OR", "BA
 _BOUNDARIES = {"LBRACE", "RBRACE", "_NL", "SEMICOLON"}  # tokens that end a statement
 # Words that start a statement in this language (for "did you mean" on a misspelt one).
 _STATEMENT_WORDS = ("if", "while", "for", "forall", "round", "record", "break", "let", "proc",
-                    "include", "input", "output", "hint", "state", "private")
+                    "return", "include", "input", "output", "hint", "state", "private")
 
-_RETURN = ("there is no `return` (a procedure has no return value)",
-           ("a procedure ends at the end of its body; to hand a value back, write it to declared "
-            "state (`state graph result: int = 0`, then `result = ...`) and read that after the "
-            "call; to skip the rest of a body, put it under an `if`"))
 _DEF = ("`{word}` does not define a procedure",
         "a procedure is `proc NAME(a, b) {{ ... }}` at the top level, called as `NAME(x, y)`")
 _ELIF = ("`{word}` is written `else if`",
@@ -50,7 +46,7 @@ _VAR = ("`{word}` does not declare a variable",
          "e.g. `state graph x: int = 0`"))
 # A statement that starts with a word of another language: (message, help).
 _FOREIGN_WORDS = {
-    "return": _RETURN, "def": _DEF, "function": _DEF, "fn": _DEF, "func": _DEF, "void": _DEF,
+    "def": _DEF, "function": _DEF, "fn": _DEF, "func": _DEF, "void": _DEF,
     "elif": _ELIF, "elsif": _ELIF, "elseif": _ELIF, "end": _END, "endif": _END,
     "endwhile": _END, "endfor": _END, "done": _END, "fi": _END, "od": _END,
     "continue": _CONTINUE, "pass": _PASS, "var": _VAR, "const": _VAR, "local": _VAR,
@@ -98,7 +94,7 @@ class Context:
 
     @property
     def word(self) -> str | None:
-        """The statement's only word so far, when it is a lone name (`return`, `elif`, ...)."""
+        """The statement's only word so far, when it is a lone name (`def`, `elif`, ...)."""
         if len(self.before) == 1 and isinstance(self.before[0], Token) and \
                 self.before[0].type == "NAME":
             return str(self.before[0])
@@ -219,6 +215,17 @@ def _wrapped(ctx: Context) -> str | None:
             f"`{second[:stop].rstrip()}){' ' if second[stop] != ' ' else ''}{second[stop:]}`")
 
 
+def _edges_call(ctx: Context) -> str | None:
+    """`edges(A)` when the clause so far is `for x in edges(A)` (a loop over edges, one name)."""
+    last = ctx.clause[-1] if ctx.clause else None
+    if isinstance(last, Tree) and last.data == "call" and last.children and \
+            str(last.children[0]) == "edges":
+        args = [str(x.children[0]) for x in last.children[1:]
+                if isinstance(x, Tree) and x.data == "name" and x.children]
+        return f"edges({', '.join(args) or 'A'})"
+    return None
+
+
 def _header_help(ctx: Context) -> str:
     keep = "`bound ...` and the opening `{`" if ctx.head == "while" and \
         "BOUND" in ctx.expected else "the opening `{`"
@@ -235,6 +242,15 @@ HINTS: list[Hint] = [
          "declarations come before the first statement",
          "move this `{token}` declaration above the body (procedures, includes and statements "
          "follow the declarations)"),
+    Hint(lambda c: c.prev is not None and c.prev.type == "RETURN"
+         and c.token.type in ("_NL", "RBRACE", "SEMICOLON"),
+         "`return` needs a value: `return EXPR`",
+         "`return EXPR` ends a procedure with its value; a procedure without one ends at the end "
+         "of its body (to skip the rest, put it under an `if`; to leave a loop, `break`)"),
+    Hint(lambda c: c.prev is not None and c.prev.type == "RETURN",
+         "`return` starts the statement that ends a procedure with its value",
+         "data named `return` (dm-clrs's name) is declared under another name with `as`, e.g. "
+         "`output node ret as return: mask_one`, and written as `ret`"),
     Hint(lambda c: c.word in _FOREIGN_WORDS,
          lambda c: _FOREIGN_WORDS[c.word][0].format(**_fields(c)),
          lambda c: _FOREIGN_WORDS[c.word][1].format(**_fields(c))),
@@ -267,6 +283,10 @@ HINTS: list[Hint] = [
          "a statement cannot start with `{token}`",
          "to continue the previous line, wrap its expression in parentheses (newlines inside "
          "`(...)` are ignored)"),
+    Hint(lambda c: c.head == "for" and c.accepts("..") and _edges_call(c) is not None,
+         "an edge loop names both ends of the edge",
+         lambda c: f"write `for (u, v) in {_edges_call(c)} {{ ... }}`: u and v are the ends "
+                   "of each edge"),
     Hint(lambda c: c.head == "for" and c.accepts(".."),
          "a range is written `a .. b`",
          "e.g. `for i in 0 .. n {{ ... }}` (the end is exclusive), or "

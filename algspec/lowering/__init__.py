@@ -24,6 +24,7 @@ class Lowering(Declarations, Expressions, Procedures, Statements):
     def run(self) -> ir.Program:
         p = self.prog
         nodes = self.static_expr(p.nodes, "node count", allow_m=False)
+        self.node_count = nodes  # N in n, for checks that evaluate sizes (a range's step)
         if nodes is not None and nodes.dtype != ir.DType.INT:
             self.err("E205", f"the node count must be an integer, not {nodes.dtype.value}",
                      p.nodes.span, help="use `//` for integer division, e.g. `nodes n // 2 + 1`")

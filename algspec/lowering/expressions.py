@@ -14,7 +14,7 @@ class Expressions(Reporter):
     def static_expr(self, e: ast.Expr, what: str, allow_m: bool = True) -> ir.Expr | None:
         """An expression in n (and m): node counts and loop bounds."""
         try:
-            out, _ = self.expr(e, Scope())
+            out, _ = self.expr(e, Scope(no_calls=f"in a {what}"))
         except Abort:
             return None
         for sub in ir.walk_expr(out):
@@ -112,8 +112,10 @@ class Expressions(Reporter):
             c, a1 = self.expr(e.cond, scope)
             if c.dtype != ir.DType.BOOL:
                 self.fail("E205", "the condition of `if ... else` must be boolean", e.cond.span)
-            t, a2 = self.expr(e.then, scope)
-            o, a3 = self.expr(e.otherwise, scope)
+            branch = scope.child(no_calls="in a branch of `... if ... else ...` (only one "
+                                          "branch is evaluated)")
+            t, a2 = self.expr(e.then, branch)
+            o, a3 = self.expr(e.otherwise, branch)
             dt = ops.join(t.dtype, o.dtype)
             if dt is None:
                 self.fail("E205", f"branches have types {t.dtype.value} and {o.dtype.value}", sp)
@@ -212,6 +214,9 @@ class Expressions(Reporter):
 
     def binary(self, e: ast.BinaryExpr, scope: Scope) -> tuple[ir.Expr, frozenset[int]]:
         left, a1 = self.expr(e.left, scope)
+        if e.op in ("and", "or"):  # the right side runs only where the left does not decide
+            scope = scope.child(no_calls=f"on the right of `{e.op}` (evaluated only where the "
+                                         "left side does not decide)")
         right, a2 = self.expr(e.right, scope)
         dt = self.apply_op(ops.BINARY[e.op], [e.left, e.right], [left, right], e.span)
         return ir.Binary(op=e.op, left=left, right=right, dtype=dt, span=e.span), a1 | a2
@@ -227,6 +232,18 @@ class Expressions(Reporter):
         if e.func == "rand":
             return self.rand(e, scope)
         op = ops.CALLS.get(e.func)
+        proc = getattr(self, "procs", {}).get(e.func)
+        if op is None and proc is None and any(  # declarations are lowered before procedures
+                isinstance(x, ast.ProcDef) and x.name == e.func for x in self.prog.body):
+            self.fail("E710", f"`{e.func}(...)` runs statements, so its value cannot be computed "
+                      "in a declaration", e.span, help="compute it in the body and write it to "
+                      "declared state: `y = f(...)`")
+        if op is None and proc is not None:
+            if self.returns(proc):
+                return self.value_call(e, scope)
+            self.fail("E207", f"procedure `{e.func}` has no value: no `return` ends it", e.span,
+                      help=f"end its paths with `return EXPR` to use `{e.func}(...)` in an "
+                           f"expression, or call it as a statement: `{e.func}(...)`")
         if op is None:
             self.fail("E207", f"unknown function `{e.func}`", e.span,
                       help="functions: " + ", ".join(sorted(set(ops.CALLS) | WHOLE_FUNCS)))

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from algspec import ir
+from algspec import ir, ops
 from algspec.diagnostics import AlgError, Diagnostic
 from algspec.language import ast
 from algspec.lowering.scope import RESERVED, Abort, Reporter, Scope
@@ -35,18 +35,32 @@ class Procedures(Reporter):
         self.recursive: dict[str, set[str]] = {}
         self.proc_stack: list[tuple[str, str, list[ir.DType]]] = []  # (proc, IR name, param dtypes)
         self.call_sites = 0
+        # statements of the procedure calls in the expressions of the statement being lowered,
+        # which run before it (`Statements.lower_block` collects them); None outside statements
+        self.hoisted: list[ir.Statement] | None = None
 
     def collect_procs(self) -> list[ast.Stmt]:
         """Gather this file's procedures and included ones; return the other top-level statements."""
         body = self._collect(self.prog.body, self.path, [self._key(self.path)])
         self.recursive = _recursive(self.procs)
         for p in self.procs.values():
-            if p.name in self.recursive and p.depth is None:
+            if p.name in self.recursive and self.returns(p):
+                self.err("E711", f"procedure `{p.name}` returns a value and is recursive", p.span,
+                         help="a value procedure is inlined where it is used, so it cannot call "
+                              "itself; write the result to declared state in a recursive "
+                              "procedure without `return`, or loop with `while`", path=p.origin)
+            elif p.name in self.recursive and p.depth is None:
                 self.err("E703", f"procedure `{p.name}` is recursive and declares no depth bound",
                          p.span, help=f"e.g. `proc {p.name}(...) depth n {{ ... }}`: the "
                          "interpreter enforces it and the efficiency analysis counts it",
                          path=p.origin)
+            for span, message, help in _return_problems(p):
+                self.err("E709", message, span, help=help, path=p.origin)
         return body
+
+    def returns(self, p: ast.ProcDef) -> bool:
+        """Whether a procedure has a value: its paths end in `return EXPR`."""
+        return _has_return(p.body)
 
     @staticmethod
     def _key(path: str) -> str:
@@ -123,6 +137,10 @@ class Procedures(Reporter):
                 return [ir.Recur(id=self.new_id(), name=irname, span=s.span,
                                  args=[self.coerce(v, dt, a.span)
                                        for v, dt, a in zip(args, dtypes, s.args)])]
+        if p.name in self.recursive and self.returns(p):
+            raise Abort()  # E711 at its definition
+        if p.name not in self.recursive:
+            return self._inline(p, args, s.span)[0]
         self.call_sites += 1
         k = self.call_sites
         dtypes = [v.dtype for v in args]
@@ -130,9 +148,6 @@ class Procedures(Reporter):
         ren = {q: f"{q}@{k}" for q in _own_locals(body) | set(p.params)}
         body = [_rename(st, ren, p.origin) for st in body]
         params = [ren[q] for q in p.params]
-        if p.name not in self.recursive:
-            return [ir.Let(id=self.new_id(), name=q, value=v, span=s.span)
-                    for q, v in zip(params, args)] + body
         depth = self.static_expr(p.depth, "recursion depth") if p.depth is not None else None
         calls = self._calls_bound(p, depth)
         if depth is None or calls is None:
@@ -140,6 +155,74 @@ class Procedures(Reporter):
         return [ir.Proc(id=self.new_id(), name=f"{p.name}#{k}", params=params, args=args,
                         depth=depth, calls=calls, locals=params + sorted(
                             set(ren.values()) - set(params)), body=body, span=s.span)]
+
+    def _inline(self, p: ast.ProcDef, args: list[ir.Expr], span
+                ) -> tuple[list[ir.Statement], dict[str, str], ir.DType | None]:
+        """A non-recursive procedure's statements at a call site (parameters bound by `let`),
+        its locals renamed apart, and the dtype of its value (None without `return`)."""
+        self.call_sites += 1
+        k = self.call_sites
+        body = self._lower_body(p, [v.dtype for v in args], f"{p.name}#{k}")
+        dtype = self._return_dtype(p, body)
+        ren = {q: f"{q}@{k}" for q in _own_locals(body) | set(p.params)}
+        body = [_rename(st, ren, p.origin) for st in body]
+        lets: list[ir.Statement] = [ir.Let(id=self.new_id(), name=ren[q], value=v, span=span)
+                                    for q, v in zip(p.params, args)]
+        return lets + body, ren, dtype
+
+    def _return_dtype(self, p: ast.ProcDef, body: list[ir.Statement]) -> ir.DType | None:
+        """The type of a procedure's value: the join of its `return`s (ints widen to float)."""
+        rets = [st for st, _ in ir.walk_statements(body)
+                if isinstance(st, ir.Let) and st.name == RETURN]
+        if not rets:
+            if self.returns(p):
+                raise Abort()  # a `return` that did not lower was reported
+            return None
+        dt = rets[0].value.dtype
+        for r in rets[1:]:
+            joined = ops.join(dt, r.value.dtype)
+            if joined is None:
+                self.fail("E205", f"`{p.name}` returns {dt.value} on one path and "
+                          f"{r.value.dtype.value} on another", r.span)
+            dt = joined
+        for r in rets:
+            r.value = self.coerce(r.value, dt, r.span)
+        return dt
+
+    def value_call(self, e: ast.CallExpr, scope: Scope) -> tuple[ir.Expr, frozenset[int]]:
+        """`f(x)` in an expression: f's statements run before the statement that holds the
+        call (in `self.hoisted`), and the call is the local its `return` sets."""
+        p = self.procs[e.func]
+        if scope.in_round:
+            self.fail("E708", f"call of `{e.func}` inside a round", e.span,
+                      help=f"a procedure runs sequential statements; compute it before the round: "
+                           f"`let y = {e.func}(...)`, and use `y` in it")
+        where = scope.no_calls
+        if where is None and (scope.derived_of is not None or self.hoisted is None):
+            where = "in a declaration"
+        if where is None and scope.implicit:
+            where = "in a whole-array expression (one value per node or edge)"
+        if where is None and scope.index_vars:
+            where = "inside an aggregation (once per element)"
+        if where is not None:
+            self.fail("E710", f"`{e.func}(...)` runs statements, so its value cannot be "
+                      f"computed {where}", e.span,
+                      help=f"compute it first where statements run, `let y = {e.func}(...)`, "
+                           "and use `y` here")
+        if len(e.args) != len(p.params):
+            self.fail("E702", f"`{e.func}` takes {len(p.params)} argument"
+                      f"{'' if len(p.params) == 1 else 's'}, not {len(e.args)}", e.span)
+        if p.name in self.recursive:
+            raise Abort()  # E711 at its definition
+        args: list[ir.Expr] = []
+        for a in e.args:
+            v, ax = self.expr(a, scope)
+            if ax:
+                self.fail("E201", "a procedure argument must be one value", a.span)
+            args.append(v)
+        stmts, ren, dtype = self._inline(p, args, e.span)
+        self.hoisted.extend(stmts)
+        return ir.VarRef(name=ren[RETURN], local=True, dtype=dtype, span=e.span), frozenset()
 
     def _lower_body(self, p: ast.ProcDef, dtypes: list[ir.DType], irname: str) -> list[ir.Statement]:
         if len(self.proc_stack) > 64:  # unreachable: recursion becomes Recur, not inlining
@@ -199,12 +282,78 @@ def check_library(source: str, path: str) -> list[Diagnostic]:
     return list({(d.code, d.path, d.span, d.message): d for d in low.diags}.values())
 
 
+RETURN = "return"  # the local a procedure's `return` sets (renamed apart per call site)
+_LOOPS = (ast.WhileStmt, ast.ForRangeStmt, ast.ForNodesStmt, ast.ForEdgesStmt)
+
+
+def _has_return(stmts: list[ast.Stmt]) -> bool:
+    return any(isinstance(x, ast.ReturnStmt) for x in _ast_nodes(stmts))
+
+
+def _ends_in_return(stmts: list[ast.Stmt]) -> bool:
+    last = stmts[-1] if stmts else None
+    if isinstance(last, ast.ReturnStmt):
+        return True
+    return isinstance(last, ast.IfStmt) and bool(last.otherwise) and \
+        _ends_in_return(last.then) and _ends_in_return(last.otherwise)
+
+
+def _return_problems(p: ast.ProcDef):
+    """E709s of a procedure: each `return` must end its path (the last statement of the body,
+    or of a branch of an `if` that ends it), outside loops and rounds; and once a procedure
+    returns a value, every path must."""
+    found = False
+
+    def visit(stmts: list[ast.Stmt], tail: bool, where: str | None):
+        nonlocal found
+        for k, s in enumerate(stmts):
+            last = tail and k == len(stmts) - 1
+            if isinstance(s, ast.ReturnStmt):
+                found = True
+                if where is not None:
+                    yield (s.span, f"`return` {where}: it must end its procedure",
+                           ("leave the loop with `break` (after setting a local), and `return` "
+                           "after it"))
+                elif not last:
+                    yield (s.span, "`return` must be the last statement of its procedure's path",
+                           ("statements after it would never run; for an early exit, put the "
+                           "rest under `if ... { } else { ... }` with a `return` in each branch"))
+            elif isinstance(s, ast.IfStmt):
+                yield from visit(s.then, last, where)
+                yield from visit(s.otherwise, last, where)
+            elif isinstance(s, _LOOPS):
+                yield from visit(s.body, False, where or "inside a loop")
+            elif isinstance(s, (ast.RoundStmt, ast.ForallStmt)):
+                yield from visit(s.body, False, where or "inside a round")
+
+    problems = list(visit(p.body, True, None))
+    yield from problems  # one mistake, one error: a misplaced `return` leaves the paths open
+    if found and not problems and not _ends_in_return(p.body):
+        yield (p.span, f"procedure `{p.name}` returns a value on some paths only",
+               ("end every path with `return EXPR`: the body's last statement, or an `if` with "
+               "an `else` whose branches each end in `return`"))
+
+
+def _ast_nodes(x):
+    """Every AST node under `x` (statements, blocks and expressions), depth first."""
+    if isinstance(x, list):
+        for y in x:
+            yield from _ast_nodes(y)
+    elif isinstance(x, ast.Node):
+        yield x
+        for f in type(x).model_fields:
+            v = getattr(x, f)
+            if isinstance(v, (list, ast.Node)):
+                yield from _ast_nodes(v)
+
+
 def _call_sites(stmts: list[ast.Stmt], name: str, in_loop: bool):
     """Yield, for each call of `name`, whether it sits inside a loop."""
     for s in stmts:
         if isinstance(s, ast.CallStmt) and s.name == name:
             yield in_loop
-        loop = in_loop or isinstance(s, (ast.WhileStmt, ast.ForRangeStmt, ast.ForNodesStmt))
+        loop = in_loop or isinstance(s, (ast.WhileStmt, ast.ForRangeStmt, ast.ForNodesStmt,
+                                         ast.ForEdgesStmt))
         for f in ("then", "otherwise", "body"):
             sub = getattr(s, f, None)
             if isinstance(sub, list):
@@ -212,14 +361,13 @@ def _call_sites(stmts: list[ast.Stmt], name: str, in_loop: bool):
 
 
 def _calls_in(stmts: list[ast.Stmt]) -> set[str]:
+    """The procedures a body calls: as statements and in expressions (a value's `f(x)`)."""
     out: set[str] = set()
-    for s in stmts:
-        if isinstance(s, ast.CallStmt):
-            out.add(s.name)
-        for f in ("then", "otherwise", "body"):
-            sub = getattr(s, f, None)
-            if isinstance(sub, list):
-                out |= _calls_in(sub)
+    for x in _ast_nodes(stmts):
+        if isinstance(x, ast.CallStmt):
+            out.add(x.name)
+        elif isinstance(x, ast.CallExpr):
+            out.add(x.func)
     return out
 
 
@@ -249,6 +397,8 @@ def _own_locals(stmts: list[ir.Statement]) -> set[str]:
             out.add(s.name)
         elif isinstance(s, (ir.ForRange, ir.ForNodes)) and s.var_local:
             out.add(s.var)
+        elif isinstance(s, ir.ForEdges):
+            out.update(x for x, local in zip(s.vars, s.vars_local) if local)
     return {x for x in out if "@" not in x}
 
 
@@ -267,4 +417,6 @@ def _rename(x, ren: dict[str, str], origin: str | None = None):
     if local:
         key = "var" if isinstance(x, (ir.ForRange, ir.ForNodes)) else "name"
         upd[key] = ren.get(getattr(x, key), getattr(x, key))
+    if isinstance(x, ir.ForEdges):
+        upd["vars"] = [ren.get(v, v) if local else v for v, local in zip(x.vars, x.vars_local)]
     return x.model_copy(update=upd)

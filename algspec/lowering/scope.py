@@ -41,11 +41,14 @@ class Scope:
     pins: tuple[tuple[str, ir.Expr], ...] = ()
     # locals whose `let` was reported invalid: their uses abort quietly (one error per mistake)
     failed: set[str] = field(default_factory=set)
+    # where a procedure's value cannot be computed first (its statements run before the
+    # statement that uses it): e.g. "on the right of `and`"; None where it can
+    no_calls: str | None = None
 
     def child(self, **kw) -> Scope:
         s = Scope(list(self.index_vars), self.implicit, dict(self.locals), self.in_forall,
                   self.in_round, self.loop_depth, self.derived_of, self.derived_stage,
-                  self.pins, set(self.failed))
+                  self.pins, set(self.failed), self.no_calls)
         for k, v in kw.items():
             setattr(s, k, v)
         return s
