@@ -124,7 +124,7 @@ def compile(
             "lengths": lengths,
             # `efficiency --static --json`'s keys and values; the four long names are
             # deprecated aliases of T, c, eta and epsilon, kept for existing readers.
-            "static": {**static.as_dict(),
+            "static": {**static.as_dict(), "range": static.ranges_dict(),
                        "rounds": str(static.rounds), "capacity": str(static.capacity),
                        "node_efficiency": str(static.node_efficiency),
                        "edge_efficiency": str(static.edge_efficiency)},

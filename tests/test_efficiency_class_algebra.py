@@ -550,9 +550,10 @@ def _check_bounds_value(e, cls: Asymptotic) -> None:
                 v, _ = _dval(e, k)
             except Undefined:
                 continue
-            if DEC.flags[decimal.Overflow] or ctx.flags[decimal.Overflow]:
-                continue  # some part is beyond even 10^(10^18): the value is not known
             c = _dclass(cls, k)
+            if any(f[x] for f in (DEC.flags, ctx.flags)
+                   for x in (decimal.Overflow, decimal.Underflow, decimal.Subnormal)):
+                continue  # some part is beyond 10^(+-10^18): the value is not known
             if v.is_finite() and c.is_finite():
                 ratios.append((f"2^{k}", 0.0 if v <= 0 else math.inf if c == 0 else
                                float(min(v / c, D(10) ** 300))))
