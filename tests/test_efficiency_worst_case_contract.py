@@ -38,7 +38,7 @@ from pathlib import Path
 import pytest
 
 import algspec
-from algspec.diagnostics import AlgError, RuntimeFault
+from algspec.diagnostics import RuntimeFault
 from algspec.efficiency.measured import measure
 from algspec.efficiency.worst_case import RANGED
 
@@ -119,7 +119,8 @@ GENERATED_GAPS = {
         "skeleton counts (2 of m) are fitted as a share in n alone (m/n^2), which leaves "
         "m in the class of a loop that runs twice",
     53: "measurement noise: a random graph-level mask decides a sum's filter, so measured "
-        "epsilon is bimodal and its mean over 8 samples swings by 2x between n = 32 and 64",
+        "epsilon is bimodal and its mean over 8 samples swings by 2x between n = 32 and 64 "
+        "(16 samples settled it once, but measuring them at n = 64 was killed for memory on a 24 GB machine)",
 }
 
 
@@ -137,10 +138,7 @@ def _generated(seed: int):
     from progen.model import render
 
     src = render(gen_program(RandomChooser(7000 + seed), max_stmts=10))
-    try:
-        return algspec.load_source(src, f"generated_{seed}.alg")
-    except AlgError as e:  # a generator bug is test_differential's business, not ours
-        pytest.skip(f"generated program {seed} does not load: {e}")
+    return algspec.load_source(src, f"generated_{seed}.alg")
 
 
 # ------------------------------------------------------------------ static: both ends
@@ -179,7 +177,7 @@ def _contradictions(alg, static, samples: int, seed: int,
 def _check_measured(alg, name: str) -> None:
     static = alg.static_efficiency()
     if static.rounds.is_zero:
-        pytest.skip("no rounds: nothing is measured")
+        pytest.skip(f"{name} records no round: there is no measured figure to compare")
     try:
         bad = _contradictions(alg, static, SAMPLES, 0)
         if bad and name not in WRONG_BOUNDS:  # a contradiction persists, noise does not

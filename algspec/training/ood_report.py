@@ -10,35 +10,23 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from algspec.source_file import is_algorithm_file_name
 from algspec.training.grid import ROLES, Grid, GridError, OodPlan, RunSpec, _label
-from algspec.training.ood import TRAINED, cell_value, family_params, run_sweep
+from algspec.training.ood import cell_value, check_families, run_sweep
 
 OOD_FOLDER = "ood"
 
 
 def check_grid_families(plan: OodPlan, runs: list[RunSpec]) -> None:
     """Refuse, before anything trains, a family some run's file cannot draw."""
-    import algspec
-
-    others = [f for f in plan.families if f != TRAINED]
-    if not others:
-        return
     seen: set[str] = set()
     for r in runs:
-        algorithm = r.config.algorithm
-        if algorithm in seen:
+        if r.config.algorithm in seen:
             continue
-        seen.add(algorithm)
-        if not is_algorithm_file_name(algorithm):
-            raise GridError(f"ood: {algorithm} is a dm-clrs algorithm; graph families switch "
-                            "the generators of an .alg file")
-        alg = algspec.load(algorithm)
-        for family in others:
-            try:
-                alg.generator_params(**family_params(r.config, family))
-            except ValueError as exc:
-                raise GridError(f"ood: family {family} on {algorithm}: {exc}") from None
+        seen.add(r.config.algorithm)
+        try:
+            check_families(r.config, None, plan.families)
+        except ValueError as exc:
+            raise GridError(f"ood: {r.config.algorithm}: {exc}") from None
 
 
 def sweep_runs(plan: OodPlan, runs: list[RunSpec], progress: bool,

@@ -166,12 +166,7 @@ def plot_ood(series: Mapping[str, Sequence[tuple[int, float]]], ylabel: str, tit
     ax.set_title(title, fontsize=9)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    png = Path(png)
-    tmp = png.with_name(png.stem + ".tmp.png")
-    fig.savefig(tmp, dpi=120)
-    plt.close(fig)
-    tmp.replace(png)
+    _save_whole(plt, fig, png)
 
 
 def plot_ood_pairs(curves: Mapping[str, Mapping[tuple[str, str], Sequence[tuple[int, float]]]],
@@ -199,12 +194,7 @@ def plot_ood_pairs(curves: Mapping[str, Mapping[tuple[str, str], Sequence[tuple[
     axes[0][-1].legend(fontsize=6)
     if title:
         fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
-    png = Path(png)
-    tmp = png.with_name(png.stem + ".tmp.png")
-    fig.savefig(tmp, dpi=120)
-    plt.close(fig)
-    tmp.replace(png)
+    _save_whole(plt, fig, png)
 
 
 def _size_axis(ax: Any, sizes: Sequence[int]) -> None:
@@ -213,3 +203,13 @@ def _size_axis(ax: Any, sizes: Sequence[int]) -> None:
     ticks = sorted(set(sizes))
     ax.set_xticks(ticks, [str(n) for n in ticks])
     ax.minorticks_off()
+
+
+def _save_whole(plt: Any, fig: Any, png: str | Path) -> None:
+    """Write the figure beside `png`, then move it into place: never half a file."""
+    fig.tight_layout()
+    png = Path(png)
+    tmp = png.with_name(png.stem + ".tmp.png")
+    fig.savefig(tmp, dpi=120)
+    plt.close(fig)
+    tmp.replace(png)
