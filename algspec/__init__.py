@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from algspec.version import __version__
 
 _NAMES = {
     "CompiledAlgorithm": "algspec.compiled",

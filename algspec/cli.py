@@ -109,7 +109,7 @@ def compile(
         raise typer.Exit(1) from None
     except ValueError as e:
         raise fail(str(e)) from None
-    from algspec.efficiency.static import analyse
+    from algspec.efficiency.analysis import analyse
     from algspec.generators import jsonable
     static = analyse(alg.ir)
     g = alg.ir.graph
@@ -144,7 +144,7 @@ def compile(
     for s in lengths:
         print(f"trajectory length at n={s['n']}: min {s['min']}, mean {s['mean']:.1f}, "
               f"max {s['max']} ({s['samples']} samples)")
-    from algspec.efficiency.static import format_static
+    from algspec.efficiency.results import format_static
     print(format_static(static))
 
 
@@ -235,7 +235,7 @@ class _SampleProgress:
 def _quickstart_summary(paths: list[Path]) -> None:
     """`algspec demo`: lint, compile and sample every shipped algorithm (the quick start)."""
     from algspec.compiled import load
-    from algspec.efficiency.static import analyse
+    from algspec.efficiency.analysis import analyse
     from algspec.lint import lint_path
     print("| algorithm | file | lint findings | inputs / hints / outputs | T at n=16 "
           "(min / mean / max, 64 samples) | c | eta | epsilon |")

@@ -124,7 +124,8 @@ _ALL = [
        "`for x in a .. b bound EXPR`, `for x in a .. b step s bound EXPR` (checked at run "
        "time, R102)."),
     _c("E604", _E, "checks", "loop without a bound",
-       "`while` needs `bound EXPR` (worst-case trips in n and m)."),
+       "`while` needs `bound EXPR` (worst-case trips in n and m) or `total bound EXPR` (its "
+       "trips summed over the whole run)."),
     _c("E606", _E, "checks", "bad range step",
        "`for x in a .. b step s` visits a, a + s, ... before b (Python's `range(a, b, s)`); "
        "the step's sign is its direction. A step that is 0 at every size, whose sign changes "
@@ -231,6 +232,12 @@ _ALL = [
        "A `for x in a .. b step s` whose step is 0 at this size (`step n // 8` at n = 4), or "
        "counts away from its end (a > b with s > 0, a < b with s < 0). Equal ends run no "
        "trips; a range without `step` is simply empty when a >= b."),
+    _c("R112", _E, "runtime", "total loop bound exceeded",
+       "A loop with `total bound T` ran more than T trips summed over the sample's whole run: "
+       "every execution of the loop counts (inside outer loops, procedure calls and "
+       "recursion; the copies of a procedure's loop at its call sites share one count). The "
+       "amortised bound (e.g. union-find's path compression, the Z-algorithm's scans) is "
+       "wrong for this input; the message gives T and the size."),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

@@ -92,7 +92,7 @@ class CompiledAlgorithm:
 
     def _check_drawn_shapes(self, drawn: dict[str, np.ndarray], n: int, B: int) -> None:
         """A draw the nodes cannot hold (`bst_q`'s n + 1 values on `nodes n`) is a file error."""
-        from algspec.efficiency.static import eval_size
+        from algspec.efficiency.size_eval import eval_size
         N = int(eval_size(self.ir.nodes, n))
         for name, x in drawn.items():
             d = self.ir.decl(name)
@@ -264,7 +264,7 @@ class CompiledAlgorithm:
         return BatchSampler(self, self.spec, num_samples, seed=seed, length=length, **params)
 
     def static_efficiency(self):
-        from algspec.efficiency.static import analyse
+        from algspec.efficiency.analysis import analyse
         return analyse(self.ir)
 
 

@@ -6,14 +6,13 @@ numpy versions) gives the same bytes: the `.npz` zip is written entry by
 entry with fixed timestamps, the manifest holds no clock time, and the random
 stream depends only on the seed and the chunk size.
 
-`sample_dataset` is also what `AlgspecSampler` uses for its fixed dataset, so
+`sample_dataset` is also what the samplers use for their fixed dataset, so
 `AlgspecSampler(alg, ..., num_samples=K, seed=S, length=N)` serves exactly the
 samples `export(alg, dir, N, K, S)` writes.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import io
 import json
@@ -29,10 +28,20 @@ from typing import Any
 import numpy as np
 
 from algspec import identity
+from algspec.trajectory_batches import (
+    concat_trajectories,
+    hint_steps,
+    pad_hints,
+    replace_fields,
+    streams,
+)
+from algspec.version import __version__
 
 __all__ = [
     "DEFAULT_CHUNK",
+    "EDGE_ENTRIES_PER_CHUNK",
     "FORMAT",
+    "Progress",
     "concat_trajectories",
     "export",
     "fitting_chunk",
@@ -56,70 +65,11 @@ EDGE_ENTRIES_PER_CHUNK = 2**26
 SAMPLES_FILE = "samples.npz"
 MANIFEST_FILE = "manifest.json"
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # the earliest date a zip entry can hold
-_FIELDS = ("spec", "inputs", "outputs", "hints", "lengths")
 # progress(stage, done, total): "sampling" counts samples, "writing" arrays written.
 Progress = Callable[[str, int, int], None]
 
 
-# ------------------------------------------------------------ trajectories
-def streams(seed: int | None) -> tuple[np.random.Generator, ...]:
-    """Independent (data, batch index, max-steps probe) generators for a seed.
-
-    Spawned from one SeedSequence so the data stream never depends on how
-    many draws the other two make.
-    """
-    return tuple(np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(3))
-
-
-def replace_fields(traj: Any, **fields: Any) -> Any:
-    """A copy of `traj` with some fields replaced, keeping any extra fields."""
-    if dataclasses.is_dataclass(traj):
-        return dataclasses.replace(traj, **fields)
-    kept = {k: getattr(traj, k) for k in _FIELDS}
-    return type(traj)(**{**kept, **fields})
-
-
-def pad_hints(hints: Mapping[str, np.ndarray], steps: int) -> dict[str, np.ndarray]:
-    """Zero pad every `[T, B, ...]` hint to `steps` frames (never truncates)."""
-    out = {}
-    for name, h in hints.items():
-        if h.shape[0] < steps:
-            pad = np.zeros((steps - h.shape[0],) + h.shape[1:], dtype=h.dtype)
-            h = np.concatenate([h, pad], axis=0)
-        out[name] = h
-    return out
-
-
-def hint_steps(traj: Any) -> int:
-    """Number of hint frames `T` of a batch (0 for an algorithm without hints)."""
-    return int(next(iter(traj.hints.values())).shape[0]) if traj.hints else 0
-
-
-def concat_trajectories(trajs: list[Any]) -> Any:
-    """Concatenate batches along the batch axis, padding hints to the longest."""
-    if len(trajs) == 1:
-        return trajs[0]
-    steps = max(hint_steps(t) for t in trajs)
-    padded = [pad_hints(t.hints, steps) for t in trajs]
-    first = trajs[0]
-    return replace_fields(
-        first,
-        inputs={k: np.concatenate([t.inputs[k] for t in trajs]) for k in first.inputs},
-        outputs={k: np.concatenate([t.outputs[k] for t in trajs]) for k in first.outputs},
-        hints={k: np.concatenate([p[k] for p in padded], axis=1) for k in first.hints},
-        lengths=np.concatenate([np.asarray(t.lengths) for t in trajs]),
-        **_concat_rand_keys(trajs),
-    )
-
-
-def _concat_rand_keys(trajs: list[Any]) -> dict[str, Any]:
-    """The batches' rand keys joined (`Trajectories.rand_keys`), where they carry them."""
-    keys = [getattr(t, "rand_keys", None) for t in trajs]
-    if not hasattr(trajs[0], "rand_keys"):
-        return {}
-    return {"rand_keys": None if any(k is None for k in keys) else np.concatenate(keys)}
-
-
+# ------------------------------------------------------------ sampling in chunks
 def fitting_chunk(length: int, chunk_size: int | None = None) -> int:
     """Samples per interpreter batch at size `length`: `chunk_size` (default
     DEFAULT_CHUNK), fewer where a chunk's N x N arrays would pass EDGE_ENTRIES_PER_CHUNK."""
@@ -269,8 +219,6 @@ def export(
         _write_npz(tmp / SAMPLES_FILE, arrays, progress)
         if progress is not None:
             progress("writing", len(arrays), len(arrays))
-        from algspec import __version__
-
         manifest = {
             "format": FORMAT,
             "algorithm": alg.name,

@@ -8,10 +8,10 @@ batched interpreter (`algspec.interp`), the efficiency analysis
 (`algspec.efficiency`) and lint (`algspec.lint`) all read this IR, so an
 algorithm's semantics exist exactly once.
 
-Index variables: an expression is evaluated in a *scope*, the ordered list
-of node-index variables bound around it (`forall v`, `forall v, u`, an
-aggregation's variable, or the implicit `@i`/`@j` of a node/edge-located
-whole-array expression). A value has one axis per scope variable.
+The base types and expression nodes live in `algspec.ir_expr` (scopes and
+index variables are explained there); this module re-exports them, so
+`ir.Read` and `ir.While` are one namespace. Here: statements, declarations,
+the program and the IR queries every pass shares.
 """
 
 from __future__ import annotations
@@ -19,21 +19,28 @@ from __future__ import annotations
 from enum import Enum
 from typing import Literal
 
-from pydantic import BaseModel, model_serializer
+from pydantic import BaseModel, Field, model_serializer
 
 from algspec.diagnostics import Span
-
-
-class DType(str, Enum):
-    INT = "int"
-    FLOAT = "float"
-    BOOL = "bool"
-
-
-class Loc(str, Enum):
-    NODE = "node"
-    EDGE = "edge"
-    GRAPH = "graph"
+from algspec.ir_expr import (  # noqa: F401 - the expression layer, re-exported (`ir.Read`)
+    Aggregate,
+    Binary,
+    Call,
+    Chain,
+    Cond,
+    Const,
+    DType,
+    Expr,
+    IndexVar,
+    IRNode,
+    Loc,
+    Rand,
+    Read,
+    Size,
+    Tuple,
+    Unary,
+    VarRef,
+)
 
 
 class Stage(str, Enum):
@@ -65,141 +72,6 @@ CLRS_DTYPES = {
 }
 
 
-class IRNode(BaseModel):
-    span: Span = Span()
-
-
-# ---------------------------------------------------------------- expressions
-class Const(IRNode):
-    kind: Literal["const"] = "const"
-    value: float | int | bool
-    dtype: DType
-
-
-class Size(IRNode):
-    """The problem size `n`, the node count `N`, or the edge count `m`."""
-
-    kind: Literal["size"] = "size"
-    which: Literal["n", "N", "m"]
-    dtype: DType = DType.INT
-
-
-class IndexVar(IRNode):
-    """A bound node index: its value along scope axis `axis` is the node number."""
-
-    kind: Literal["ivar"] = "ivar"
-    name: str
-    axis: int
-    dtype: DType = DType.INT
-
-
-class VarRef(IRNode):
-    """A graph-level value: a declared graph datum or a `let`/loop local."""
-
-    kind: Literal["var"] = "var"
-    name: str
-    local: bool = False
-    dtype: DType
-
-
-class Read(IRNode):
-    """`x[e]` of a node array or `A[e1, e2]` of an edge array."""
-
-    kind: Literal["read"] = "read"
-    name: str
-    loc: Loc
-    indices: list[Expr]
-    dtype: DType
-
-
-class Unary(IRNode):
-    kind: Literal["unary"] = "unary"
-    op: Literal["-", "not", "~"]
-    operand: Expr
-    dtype: DType
-
-
-class Binary(IRNode):
-    kind: Literal["binary"] = "binary"
-    op: str
-    left: Expr
-    right: Expr
-    dtype: DType
-
-
-class Cond(IRNode):
-    kind: Literal["cond"] = "cond"
-    cond: Expr
-    then: Expr
-    otherwise: Expr
-    dtype: DType
-
-
-class Call(IRNode):
-    """A pointwise builtin: abs, floor, ceil, sqrt, log2, min, max, float, int."""
-
-    kind: Literal["call"] = "call"
-    func: str
-    args: list[Expr]
-    dtype: DType
-
-
-class Chain(IRNode):
-    """Predecessor pointers of the list `order` (CLRS's `probing.array`): node-located."""
-
-    kind: Literal["chain"] = "chain"
-    order: str
-    axis: int
-    dtype: DType = DType.INT
-
-
-class Aggregate(IRNode):
-    """Reduce `body` over a new index variable at scope axis `axis`.
-
-    `domain` is all nodes, or the in-/out-neighbours of node `of` on the
-    interconnection graph; `filter` restricts the reduced set.
-    """
-
-    kind: Literal["agg"] = "agg"
-    op: Literal["min", "max", "sum", "any", "all", "count", "argmin", "argmax"]
-    var: str
-    axis: int
-    domain: Literal["nodes", "incoming", "outgoing"]
-    of: Expr | None = None
-    filter: Expr | None = None
-    body: Expr
-    default: Expr | None = None
-    dtype: DType
-    # argmin over `nodes` only: the first node passing `filter` in the order of numpy's
-    # default `np.argsort` of `body` over all N nodes as float64 (dm-clrs's extract-min).
-    unstable: bool = False
-
-
-class Rand(IRNode):
-    """`rand()`: a uniform float in [0, 1), one draw per processor lane per evaluation.
-
-    The stream is counter-based (`algspec.interp.random`): a hash of the sample's
-    key, `site` (this call's number in the program), how often the site ran for
-    that sample, and the lane's node indices; batching cannot change a value.
-    """
-
-    kind: Literal["rand"] = "rand"
-    site: int
-    dtype: DType = DType.FLOAT
-
-
-class Tuple(IRNode):
-    """A lexicographic key `(a, b, ...)`: only the key of argmin/argmax (aggregation or combiner)."""
-
-    kind: Literal["tuple"] = "tuple"
-    args: list[Expr]
-    dtype: DType = DType.FLOAT
-
-
-Expr = (Const | Size | IndexVar | VarRef | Read | Unary | Binary | Cond | Call | Chain | Aggregate
-        | Rand | Tuple)
-
-
 # ----------------------------------------------------------------- statements
 class Target(IRNode):
     """An assignment target: a graph datum/local, `x[i]`, `A[i, j]`, or a whole array."""
@@ -207,7 +79,7 @@ class Target(IRNode):
     name: str
     loc: Loc
     local: bool = False
-    indices: list[Expr] = []
+    indices: list[Expr] = Field(default_factory=list)
     whole: bool = False
     dtype: DType
 
@@ -229,7 +101,8 @@ class Assign(Stmt):
     targets: list[Target]
     values: list[Expr]
     combiner: str | None = None
-    key: list[Expr] = []  # `by argmin KEY`: the lexicographic key that picks the writer
+    # `by argmin KEY`: the lexicographic key that picks the writer
+    key: list[Expr] = Field(default_factory=list)
     # `x += e by sum` / `x -= e by sum`: `values` are the writers' increments (e, -e), added
     # to x once (fetch-and-add), not k copies of `x + e` summed.
     accumulate: bool = False
@@ -255,11 +128,37 @@ class If(Stmt):
     kind: Literal["if"] = "if"
     cond: Expr
     then: list[Statement]
-    otherwise: list[Statement] = []
+    otherwise: list[Statement] = Field(default_factory=list)
 
 
-class While(Stmt):
-    """A data-dependent loop; `bound` (in n and m) caps its iterations, checked at run time."""
+class Loop(Stmt):
+    """A loop that may declare `total bound T`: its trips summed over the whole run.
+
+    `total` (in n and m, like `bound`) caps the trips of this source loop over one
+    sample's run: every execution of it counts (inside outer loops, procedure
+    calls, recursion), and the inlined copies of a procedure's loop share one
+    counter (`loop_site`). The interpreter enforces it (R112). A loop without it
+    serialises as before the field existed, so spec hashes (algspec.identity) of
+    programs without `total` are unchanged; so does a range without `step`.
+    """
+
+    total: Expr | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_absent_options(self, handler):
+        out = handler(self)
+        if isinstance(out, dict):
+            for k in ("total", "step"):
+                if k in out and out[k] is None:
+                    del out[k]
+        return out
+
+
+class While(Loop):
+    """A data-dependent loop; `bound` (in n and m) caps its iterations, checked at run time.
+
+    With only `total bound T` declared, `bound` is T (one execution is part of the run).
+    """
 
     kind: Literal["while"] = "while"
     cond: Expr
@@ -268,7 +167,7 @@ class While(Stmt):
     body: list[Statement]
 
 
-class ForRange(Stmt):
+class ForRange(Loop):
     """`for var in start .. stop` (stop exclusive), optionally reversed, optionally stepped.
 
     `bound` is the worst-case trip count in n and m that the checks derived
@@ -290,17 +189,8 @@ class ForRange(Stmt):
     step: Expr | None = None
     body: list[Statement]
 
-    @model_serializer(mode="wrap")
-    def _without_unit_step(self, handler):
-        # A range without `step` serialises as before `step` existed, so the spec hash of
-        # every earlier program (algspec.identity) is unchanged.
-        out = handler(self)
-        if isinstance(out, dict) and out.get("step", 0) is None:
-            del out["step"]
-        return out
 
-
-class ForEdges(Stmt):
+class ForEdges(Loop):
     """`for (u, v) in edges(A)`: every pair with A[u, v] != 0, one trip each, sequentially.
 
     `select` is the edge-located bool expression of the edges (`A[@i, @j] != 0`),
@@ -314,7 +204,7 @@ class ForEdges(Stmt):
 
     kind: Literal["for_edges"] = "for_edges"
     vars: list[str]  # the two ends: source u, target v
-    vars_local: list[bool] = [True, True]
+    vars_local: list[bool] = Field(default_factory=lambda: [True, True])
     array: str  # the edge datum A (for messages)
     select: Expr
     key: Expr | None = None
@@ -326,7 +216,7 @@ class ForEdges(Stmt):
 class ForNodes(Stmt):
     """`for var in nodes by key`: every node once, in ascending `key` (ties by index).
 
-    `unstable`: in the order of numpy's default `np.argsort` of the key as float64,
+    `unstable`: in the order of numpy's default `np.argsort` of the key,
     row by row (what dm-clrs's samplers do; its tie order is numpy's, not ours).
     """
 
@@ -375,7 +265,7 @@ class Proc(Stmt):
     args: list[Expr]
     depth: Expr
     calls: Expr
-    locals: list[str] = []  # every local of the body (a frame), parameters first
+    locals: list[str] = Field(default_factory=list)  # every local of the body (a frame), parameters first
     body: list[Statement]
 
 
@@ -455,8 +345,8 @@ class Program(BaseModel):
                 for d in self.decls if d.probed}
 
 
-for _m in (Read, Unary, Binary, Cond, Call, Aggregate, Tuple, Target, Assign, Let, If, While,
-           ForRange, ForEdges, ForNodes, Forall, Round, Proc, Recur, DataDecl, Program):
+for _m in (Target, Assign, Let, If, Loop, While, ForRange, ForEdges, ForNodes, Forall, Round,
+           Proc, Recur, DataDecl, Program):
     _m.model_rebuild()
 
 
@@ -478,6 +368,20 @@ def walk_statements(stmts: list[Statement]):
             stack.pop()
 
     yield from rec(stmts)
+
+
+def loop_site(s: Stmt) -> tuple:
+    """The source loop a loop statement comes from: its file and span.
+
+    A procedure is inlined at each call site, so one source loop may be several IR
+    statements (several ids); a `total bound` counts the trips of the source loop,
+    all copies together. A statement without a source position (built by hand) is
+    its own site.
+    """
+    if s.span == Span():
+        return ("#", s.id)
+    sp = s.span
+    return (s.path, sp.line, sp.column, sp.end_line, sp.end_column)
 
 
 # ------------------------------------------------------------------ IR queries

@@ -256,7 +256,7 @@ def _lint_source(source: str, path: str, sample: bool) -> list[Diagnostic]:
     from algspec.compiled import load_source
     from algspec.language.parser import is_library
     if is_library(source):  # procedures to include: checked on their own and where called
-        from algspec.lowering.procedures import check_library
+        from algspec.lowering import check_library
         return check_library(source, path)
     try:
         alg = load_source(source, path)

@@ -15,7 +15,7 @@ pass needs, so the passes never spell out what `+` or `log2` means themselves:
 indices, not numbers: E204): "ok" never complains, "float" complains when
 combined with a float operand, "never" always complains.
 
-Meanings fixed here (the copies in the passes used to disagree):
+Meanings fixed here, the same in every pass:
 - `log2(x)` is the base-2 logarithm, unclamped, in every evaluator:
   `log2(1) = 0`, `log2(0) = -inf`, `log2(x < 0) = nan`. A loop bound that
   evaluates below zero (or to -inf/nan) allows no iterations.
@@ -26,8 +26,11 @@ Meanings fixed here (the copies in the passes used to disagree):
 - `float(x)` converts; it is the one way to use a pointer as a number.
 
 Aggregations (`min(... for u in nodes)`) and write combiners (`by sum`) are
-`Reduction`s in `REDUCTIONS`: type rule, neutral element, numpy ufunc, and
-whether the result is one of the inputs (only those may combine pointers).
+`Reduction`s in `REDUCTIONS` (`reductions.py`, re-exported here): type rule,
+neutral element, numpy ufunc, and whether the result is one of the inputs
+(only those may combine pointers). The size and class rules live in
+`op_sizes.py`; the dtypes, errors and shift cap every rule module shares in
+`op_basics.py`.
 
 Adding a builtin means adding one `Op` here; `tests/test_ops.py` checks that
 every op has every rule and that `numpy` and `size` agree.
@@ -45,21 +48,37 @@ import numpy as np
 
 from algspec import libm
 from algspec.ir import DType
-
-NUMERIC = frozenset({DType.INT, DType.FLOAT})
-
-
-class OpTypeError(Exception):
-    """A type rule rejected its operands. `arg` is the offending operand (None: the whole op)."""
-
-    def __init__(self, message: str, arg: int | None = None):
-        super().__init__(message)
-        self.message = message
-        self.arg = arg
-
-
-class NotASize(Exception):
-    """The op has no meaning in a size expression (loop bound, node count)."""
+from algspec.op_basics import MAX_SHIFT, NUMERIC, NotASize, OpTypeError, join
+from algspec.op_sizes import (
+    cls_abs,
+    cls_and,
+    cls_bits,
+    cls_div,
+    cls_floor_div,
+    cls_lshift,
+    cls_max,
+    cls_min,
+    cls_mod,
+    cls_neg,
+    cls_pow,
+    cls_pow2ceil,
+    cls_rshift,
+    cls_same,
+    cls_sub,
+    ints,
+    not_a_size,
+    sz_div,
+    sz_floor_div,
+    sz_log2,
+    sz_log_star,
+    sz_lshift,
+    sz_mod,
+    sz_pow,
+    sz_pow2ceil,
+    sz_rshift,
+    sz_sqrt,
+)
+from algspec.reductions import AGGREGATIONS, COMBINERS, REDUCTIONS, Reduction
 
 
 @dataclass(frozen=True)
@@ -82,15 +101,6 @@ class Op:
 
 
 # ------------------------------------------------------------------ type rules
-def join(a: DType, b: DType) -> DType | None:
-    """The common dtype of two values: equal, or int widened to float; None if none."""
-    if a == b:
-        return a
-    if {a, b} == NUMERIC:
-        return DType.FLOAT
-    return None
-
-
 def _need_numbers(name: str):
     def rule(ts: tuple[DType, ...]) -> None:
         for k, t in enumerate(ts):
@@ -186,7 +196,7 @@ def _np_log2(x):
 
 
 def _np_log_star(x):
-    """The iterated logarithm elementwise, as `_sz_log_star` (a float: nan and inf stay)."""
+    """The iterated logarithm elementwise, as `sz_log_star` (a float: nan and inf stay)."""
     x = np.asarray(x)
     x = x if x.dtype.kind == "f" else x.astype(np.float64)
     out = np.zeros(x.shape, dtype=x.dtype)
@@ -230,9 +240,6 @@ def _np_ceil(x):
 
 def _np_float(x):
     return np.asarray(x, dtype=np.float64)
-
-
-MAX_SHIFT = 63
 
 
 def _np_lshift(a, b):
@@ -293,164 +300,6 @@ def _np_pow2ceil(x):
     return np.left_shift(np.int64(1), e)
 
 
-# ------------------------------------------------------------------ size rules
-# Python numbers, with numpy's meaning where Python would raise.
-def _sz_div(a, b):
-    if b == 0:
-        return math.nan if a == 0 else math.copysign(math.inf, a) * math.copysign(1, b)
-    return a / b
-
-
-def _sz_log2(x):
-    if x > 0:
-        return math.log2(x)
-    return -math.inf if x == 0 else math.nan
-
-
-def _sz_log_star(x):
-    if isinstance(x, float) and not math.isfinite(x):
-        return x if x != -math.inf else 0.0
-    k = 0
-    while x > 1:
-        x = math.log2(x)
-        k += 1
-    return float(k)
-
-
-def _sz_sqrt(x):
-    return math.sqrt(x) if x >= 0 else math.nan
-
-
-def _sz_floor_div(a, b):
-    if b == 0:
-        raise ZeroDivisionError("integer division by zero in a size expression")
-    return a // b
-
-
-def _sz_mod(a, b):
-    if b == 0:
-        raise ZeroDivisionError("integer division by zero in a size expression")
-    return a % b
-
-
-def _ints(f):
-    """A size rule on ints: sizes may arrive as integral floats."""
-    return lambda *args: f(*(int(a) for a in args))
-
-
-def _sz_lshift(a, b):
-    return int(a) << min(max(int(b), 0), MAX_SHIFT)
-
-
-def _sz_rshift(a, b):
-    return int(a) >> min(max(int(b), 0), MAX_SHIFT)
-
-
-def _sz_pow(a, b):
-    if isinstance(a, int) and isinstance(b, int):
-        if b >= 0:
-            return a ** b
-        return 1 if a == 1 else ((-1 if b % 2 else 1) if a == -1 else 0)
-    if a == 0 and b < 0:
-        return math.inf
-    try:
-        return math.pow(a, b)
-    except ValueError:
-        return math.nan
-    except OverflowError:
-        return math.inf
-
-
-def _sz_pow2ceil(x):
-    return 1 if x <= 1 else 1 << math.ceil(math.log2(x))
-
-
-# ------------------------------------------------------------------ class rules
-def _not_a_size(what: str):
-    def rule(*args):
-        raise NotASize(f"{what} in a size expression")
-    return rule
-
-
-# The class rules take and return `algspec.efficiency.size_classes.SizeClass`: bounds on the
-# value (above, below, negative part, and the class of 2 ** value), so that subtraction,
-# division, powers and shifts stay sound; `SizeClass` holds the arithmetic.
-def _cls_neg(a):
-    return -a
-
-
-def _cls_sub(a, b):
-    """a - b: O(a) when b is positive; it may be negative (`abs(0 - n)` is n)."""
-    return a - b
-
-
-def _cls_div(a, b):
-    """a / b: the divisor needs a lower bound (`n / log2(n)` is n/log n)."""
-    return a / b
-
-
-def _cls_floor_div(a, b):
-    return a.floordiv(b)
-
-
-def _cls_mod(a, b):
-    """a % b lies between 0 and b (floor modulo: the divisor's sign)."""
-    return a.mod(b)
-
-
-def _cls_max(*args):
-    out = args[0]
-    for a in args[1:]:
-        out = type(out).maximum(out, a)
-    return out
-
-
-def _cls_min(*args):
-    out = args[0]
-    for a in args[1:]:
-        out = type(out).minimum(out, a)
-    return out
-
-
-def _cls_same(a):
-    """floor, ceil, int, float: within 1 of the value, so the same class."""
-    return a.rounded()
-
-
-def _cls_abs(a):
-    return a.abs()
-
-
-def _cls_pow(a, b, values=(None, None)):
-    """a ** b: a constant exponent gives a power of a's class; a constant base b and an
-    exponent k * log2(n) + c give n^(k log2 b); other growing exponents have no class."""
-    return a ** b
-
-
-def _cls_lshift(a, b, values=(None, None)):
-    """a << c is a * 2 ** c: `1 << ceil(log2(n))` is n."""
-    return a.lshift(b)
-
-
-def _cls_rshift(a, b):
-    """a >> c is floor(a / 2 ** c), at most a."""
-    return a.rshift(b)
-
-
-def _cls_bits(a, b):
-    """a | b, a ^ b of non-negative sizes are below twice the larger one."""
-    return type(a).bits(a, b)
-
-
-def _cls_and(a, b):
-    """a & b of non-negative sizes is at most the smaller one (and may be 0)."""
-    return type(a).bit_and(a, b)
-
-
-def _cls_pow2ceil(a):
-    return a.pow2ceil()
-
-
 # ------------------------------------------------------------------ text rules
 def _infix(op: str):
     return lambda a, b: f"{a} {op} {b}"
@@ -477,82 +326,82 @@ def _call(name, arity, type_rule, np_f, size_f, cls_f, pointer, doc) -> Op:
 
 _OPS = [
     # unary
-    Op("-", "unary", 1, _neg_rule, np.negative, operator.neg, _cls_neg,
+    Op("-", "unary", 1, _neg_rule, np.negative, operator.neg, cls_neg,
        _prefix("-"), 90, "never", "negation"),
-    Op("not", "unary", 1, _logic("not"), np.logical_not, operator.not_, _not_a_size("`not`"),
+    Op("not", "unary", 1, _logic("not"), np.logical_not, operator.not_, not_a_size("`not`"),
        _prefix("not "), 30, "ok", "boolean negation"),
-    Op("~", "unary", 1, _int_rule("~"), np.invert, _ints(operator.invert), _not_a_size("`~`"),
+    Op("~", "unary", 1, _int_rule("~"), np.invert, ints(operator.invert), not_a_size("`~`"),
        _prefix("~"), 90, "never", "bitwise not of an int (-x - 1)"),
     # arithmetic
     _binary("+", _arith("+"), np.add, operator.add, lambda a, b: a + b, 60, "float", "addition"),
-    _binary("-", _arith("-"), np.subtract, operator.sub, _cls_sub, 60, "float",
+    _binary("-", _arith("-"), np.subtract, operator.sub, cls_sub, 60, "float",
             "subtraction; as a size class, a - b is O(a)"),
     _binary("*", _arith("*"), np.multiply, operator.mul, lambda a, b: a * b, 70, "float",
             "multiplication"),
-    _binary("/", _to("/", DType.FLOAT), _np_div, _sz_div, _cls_div, 70, "float",
+    _binary("/", _to("/", DType.FLOAT), _np_div, sz_div, cls_div, 70, "float",
             "true division, always a float"),
-    _binary("//", _arith("//"), _np_floor_divide, _sz_floor_div, _cls_floor_div, 70, "float",
+    _binary("//", _arith("//"), _np_floor_divide, sz_floor_div, cls_floor_div, 70, "float",
             "floor division (int by zero is a run-time fault R104)"),
-    _binary("%", _arith("%"), _np_mod, _sz_mod, _cls_mod, 70, "float",
+    _binary("%", _arith("%"), _np_mod, sz_mod, cls_mod, 70, "float",
             "floor modulo (sign of the divisor); as a size class, a % b is O(b)"),
     # comparisons
-    *[_binary(o, _order_rule(o), f, f2, _not_a_size(f"comparison `{o}`"), 50, "float",
+    *[_binary(o, _order_rule(o), f, f2, not_a_size(f"comparison `{o}`"), 50, "float",
               "numeric comparison", assoc="none")
       for o, f, f2 in (("<", np.less, operator.lt), ("<=", np.less_equal, operator.le),
                        (">", np.greater, operator.gt), (">=", np.greater_equal, operator.ge))],
-    *[_binary(o, _eq_rule, f, f2, _not_a_size(f"comparison `{o}`"), 50, "float",
+    *[_binary(o, _eq_rule, f, f2, not_a_size(f"comparison `{o}`"), 50, "float",
               "equality of two values of one dtype (int and float compare as floats)",
               assoc="none")
       for o, f, f2 in (("==", np.equal, operator.eq), ("!=", np.not_equal, operator.ne))],
     # bits and powers (Python's precedence: | below ^ below & below shifts below + -)
-    _binary("|", _int_rule("|"), np.bitwise_or, _ints(operator.or_), _cls_bits, 52, "never",
+    _binary("|", _int_rule("|"), np.bitwise_or, ints(operator.or_), cls_bits, 52, "never",
             "bitwise or of ints"),
-    _binary("^", _int_rule("^"), np.bitwise_xor, _ints(operator.xor), _cls_bits, 54, "never",
+    _binary("^", _int_rule("^"), np.bitwise_xor, ints(operator.xor), cls_bits, 54, "never",
             "bitwise exclusive or of ints"),
-    _binary("&", _int_rule("&"), np.bitwise_and, _ints(operator.and_), _cls_and,
+    _binary("&", _int_rule("&"), np.bitwise_and, ints(operator.and_), cls_and,
             56, "never", "bitwise and of ints; as a size class, the smaller operand"),
-    _binary("<<", _int_rule("<<"), _np_lshift, _sz_lshift, _cls_lshift, 58, "never",
+    _binary("<<", _int_rule("<<"), _np_lshift, sz_lshift, cls_lshift, 58, "never",
             f"left shift of ints; the count is clamped to 0..{MAX_SHIFT} (int64 wraps); as a "
             "size class x << c is x * 2 ** c", class_uses_values=True),
-    _binary(">>", _int_rule(">>"), _np_rshift, _sz_rshift, _cls_rshift, 58, "never",
+    _binary(">>", _int_rule(">>"), _np_rshift, sz_rshift, cls_rshift, 58, "never",
             f"arithmetic right shift of ints; the count is clamped to 0..{MAX_SHIFT}"),
-    _binary("**", _arith("**"), _np_pow, _sz_pow, _cls_pow, 95, "never",
+    _binary("**", _arith("**"), _np_pow, sz_pow, cls_pow, 95, "never",
             "power; int ** int is an int (with a negative exponent: 1 and -1 give +-1, other "
             "bases 0); as a size class the exponent is a constant, or k * log2(size) + c "
             "under a constant base (2 ** ceil(log2(n)) is n)",
             assoc="right", class_uses_values=True),
     # logic (the interpreter short-circuits these lane by lane)
     _binary("and", _logic("and"), np.logical_and, lambda a, b: bool(a) and bool(b),
-            _not_a_size("`and`"), 20, "ok", "boolean and"),
+            not_a_size("`and`"), 20, "ok", "boolean and"),
     _binary("or", _logic("or"), np.logical_or, lambda a, b: bool(a) or bool(b),
-            _not_a_size("`or`"), 10, "ok", "boolean or"),
+            not_a_size("`or`"), 10, "ok", "boolean or"),
     # builtins
-    _call("abs", 1, _to("abs", DType.INT, same=True), np.abs, abs, _cls_abs, "never",
+    _call("abs", 1, _to("abs", DType.INT, same=True), np.abs, abs, cls_abs, "never",
           "absolute value"),
-    _call("floor", 1, _to("floor", DType.INT), _np_floor, math.floor, _cls_same, "never",
+    _call("floor", 1, _to("floor", DType.INT), _np_floor, math.floor, cls_same, "never",
           "round down to an int"),
-    _call("ceil", 1, _to("ceil", DType.INT), _np_ceil, math.ceil, _cls_same, "never",
+    _call("ceil", 1, _to("ceil", DType.INT), _np_ceil, math.ceil, cls_same, "never",
           "round up to an int"),
-    _call("int", 1, _to("int", DType.INT), _np_int, math.trunc, _cls_same, "never",
+    _call("int", 1, _to("int", DType.INT), _np_int, math.trunc, cls_same, "never",
           "truncate toward zero to an int"),
-    _call("float", 1, _to("float", DType.FLOAT), _np_float, float, _cls_same, "ok",
+    _call("float", 1, _to("float", DType.FLOAT), _np_float, float, cls_same, "ok",
           "convert to float (the way to use a pointer as a number)"),
-    _call("sqrt", 1, _to("sqrt", DType.FLOAT), _np_sqrt, _sz_sqrt, lambda a: a ** 0.5, "never",
+    _call("sqrt", 1, _to("sqrt", DType.FLOAT), _np_sqrt, sz_sqrt, lambda a: a ** 0.5, "never",
           "square root (nan below 0)"),
-    _call("log2", 1, _to("log2", DType.FLOAT), _np_log2, _sz_log2, lambda a: a.log(), "never",
+    _call("log2", 1, _to("log2", DType.FLOAT), _np_log2, sz_log2, lambda a: a.log(), "never",
           "base-2 logarithm, unclamped: log2(0) = -inf, nan below 0"),
-    _call("log_star", 1, _to("log_star", DType.FLOAT), _np_log_star, _sz_log_star,
+    _call("log_star", 1, _to("log_star", DType.FLOAT), _np_log_star, sz_log_star,
           lambda a: a.log_star(), "never",
           "iterated logarithm: how often log2 takes x to 1 or below (0 for x <= 1, "
           "log_star(65536) = 4); as a size class log* n, e.g. `bound log_star(n)`"),
-    _call("min", 2, _min_max_rule("min"), np.minimum, min, _cls_min, "never",
+    _call("min", 2, _min_max_rule("min"), np.minimum, min, cls_min, "never",
           "the smaller of two numbers; as a class, the one that is O(the other)"),
-    _call("max", 2, _min_max_rule("max"), np.maximum, max, _cls_max, "never",
+    _call("max", 2, _min_max_rule("max"), np.maximum, max, cls_max, "never",
           "the larger of two numbers; as a class, their sum"),
     _call("atan2", 2, _to("atan2", DType.FLOAT), libm.atan2, math.atan2,
-          _not_a_size("`atan2`"), "never",
+          not_a_size("`atan2`"), "never",
           "atan2(y, x): the angle of the point (x, y) in radians, as math.atan2 (graham_scan)"),
-    _call("pow2ceil", 1, _to("pow2ceil", DType.INT), _np_pow2ceil, _sz_pow2ceil, _cls_pow2ceil,
+    _call("pow2ceil", 1, _to("pow2ceil", DType.INT), _np_pow2ceil, sz_pow2ceil, cls_pow2ceil,
           "never", "the smallest power of two >= x (1 for x <= 1), e.g. `nodes pow2ceil(n)`"),
 ]
 
@@ -561,64 +410,8 @@ BINARY: dict[str, Op] = {o.name: o for o in _OPS if o.kind == "binary"}
 CALLS: dict[str, Op] = {o.name: o for o in _OPS if o.kind == "call"}
 ALL: tuple[Op, ...] = tuple(_OPS)
 
-
-# ------------------------------------------------------------------ reductions
-@dataclass(frozen=True)
-class Reduction:
-    """An aggregation (`min(x[u] for u in nodes)`) and/or a write combiner (`by min`).
-
-    `type_rule(value dtype) -> result dtype` (OpTypeError); `identity` is the
-    neutral value (`op(b if c else identity ...)` reduces like a filter);
-    `ufunc` combines two values elementwise (numpy); `picks` says the result is
-    one of the inputs (so it may combine pointers: `sum` computes a new value).
-    """
-
-    name: str
-    type_rule: Callable[[DType], DType]
-    identity: float | bool | None
-    ufunc: Any
-    picks: bool
-    aggregate: bool
-    combiner: bool
-    doc: str
-    keyed: bool = False  # argmin/argmax: a (tuple) key picks the element; ties by lowest index
-
-
-def _reduce_rule(name: str, want: str, result: DType | None = None):
-    def rule(t: DType) -> DType:
-        if want == "bool" and t != DType.BOOL:
-            raise OpTypeError(f"`{name}` needs booleans, not {t.value}", 0)
-        if want == "number" and t not in NUMERIC:
-            raise OpTypeError(f"`{name}` needs numbers, not {t.value}", 0)
-        return result or t
-    return rule
-
-
-REDUCTIONS: dict[str, Reduction] = {r.name: r for r in [
-    Reduction("min", _reduce_rule("min", "number"), math.inf, np.minimum, True, True, True,
-              "the smallest value (an empty aggregation needs `default`, R103)"),
-    Reduction("max", _reduce_rule("max", "number"), -math.inf, np.maximum, True, True, True,
-              "the largest value (an empty aggregation needs `default`, R103)"),
-    Reduction("sum", _reduce_rule("sum", "number"), 0, np.add, False, True, True,
-              "the sum (0 for an empty set); computes a new value, so never of pointers (E204)"),
-    Reduction("any", _reduce_rule("any", "bool"), False, np.logical_or, True, True, True,
-              "some value is true (false for an empty set)"),
-    Reduction("all", _reduce_rule("all", "bool"), True, np.logical_and, True, True, True,
-              "every value is true (true for an empty set)"),
-    Reduction("count", _reduce_rule("count", "bool", DType.INT), False, np.add, False, True,
-              False, "how many values are true (an int)"),
-    Reduction("argmin", _reduce_rule("argmin", "any", DType.INT), None, None, True, True, True,
-              "as an aggregation, the node whose key is smallest (keys compare "
-              "lexicographically, ties by lowest index; empty needs `default`, R103); as a "
-              "combiner `v by argmin KEY`, the write whose key is smallest (ties: lowest "
-              "processor index)", keyed=True),
-    Reduction("argmax", _reduce_rule("argmax", "any", DType.INT), None, None, True, True, True,
-              "as argmin, for the largest key (ties still by lowest index)", keyed=True),
-    Reduction("priority", _reduce_rule("priority", "any"), None, None, True, False, True,
-              "the write of the lowest processor index wins (priority CRCW)"),
-]}
-AGGREGATIONS = {k: r for k, r in REDUCTIONS.items() if r.aggregate}
-COMBINERS = {k: r for k, r in REDUCTIONS.items() if r.combiner}
+# The size rules `efficiency/size_classes.py` evaluates constants with.
+_sz_pow, _sz_log2, _sz_log_star = sz_pow, sz_log2, sz_log_star
 
 
 def lookup(kind: str, name: str) -> Op:

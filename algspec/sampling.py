@@ -27,17 +27,16 @@ from typing import Any
 
 import numpy as np
 
-from algspec.dataset import (
+from algspec.dataset import fitting_chunk, sample_dataset
+from algspec.feedback import feedback_of
+from algspec.interp.memory import small_pages
+from algspec.trajectory_batches import (
     concat_trajectories,
-    fitting_chunk,
     hint_steps,
     pad_hints,
     replace_fields,
-    sample_dataset,
     streams,
 )
-from algspec.feedback import feedback_of
-from algspec.interp.memory import small_pages
 
 log = logging.getLogger(__name__)
 

@@ -26,7 +26,8 @@ from algspec import ir
 
 def node_count(program: ir.Program, n: int) -> int | None:
     """N at size n, or None where the header gives no node count (an error elsewhere)."""
-    from algspec.efficiency.static import EfficiencyError, eval_size
+    from algspec.efficiency.results import EfficiencyError
+    from algspec.efficiency.size_eval import eval_size
     try:
         value = eval_size(program.nodes, n)
     except (EfficiencyError, ArithmeticError, ValueError):

@@ -271,6 +271,10 @@ R_CASES: list[tuple[str, str, dict, int, tuple[str, ...]]] = [
      {"key": [0.1, 0.2, 0.3], "s": 2.0}, 7, ("2 .. 0 step 1", "away from its end")),
     ("R111", H + K + S + "state graph x: int = 0\nfor j in 0 .. n step n // 8 { x += j }\n",
      {"key": [0.1, 0.2, 0.3], "s": 2.0}, 7, ("`n // 8` is 0 at n = 3",)),
+    ("R112", H + K + S + "state graph x: int = 0\nstate graph y: int = 0\nfor j in 0 .. n {\n"
+     "  y = 0\n  while y < int(s) total bound n { y += 1; x += 1 }\n}\n",
+     {"key": [0.1, 0.2, 0.3], "s": 2.0}, 10,
+     ("more than 3 iterations over the run", "`total bound n` at n = 3")),
     ("R102", H.replace("complete", "path") + "input edge W: mask ~ erdos_renyi()\n"
      "state graph x: int = 0\nfor (u, v) in edges(W) { x += 1 }\n",
      {"W": np.ones((3, 3))}, 6, ("more than 7 iterations", "`W` has 9 edges")),

@@ -25,6 +25,7 @@ import algspec
 from algspec import ir, ops
 from algspec.cli import app
 from algspec.diagnostics import AlgError, RuntimeFault
+from algspec.efficiency.analysis import analyse
 from algspec.efficiency.asymptotic import (
     Asymptotic,
     log_log_n,
@@ -35,7 +36,7 @@ from algspec.efficiency.asymptotic import (
     n,
     one,
 )
-from algspec.efficiency.static import analyse, size_class
+from algspec.efficiency.size_eval import size_class
 
 P = Asymptotic.parse
 SIZES = (8, 64, 512, 4096)

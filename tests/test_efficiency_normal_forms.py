@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import algspec
+from algspec.efficiency.analysis import analyse
 from algspec.efficiency.asymptotic import Asymptotic, log_n, m, n, one
-from algspec.efficiency.static import analyse
 
 GRAPH_HEAD = """algorithm t
 nodes n

@@ -37,41 +37,20 @@ import pytest
 import algspec
 from algspec.efficiency.asymptotic import Asymptotic
 from algspec.efficiency.measured import measure
+from tests import corpus_expectations as corpus
 
 HERE = Path(__file__).resolve().parent / "programs_sequential_efficiency"
 P = Asymptotic.parse
 
-LIN = ("n", "n^2", "1/n", "1/n^2")          # n elementary steps, complete graph
-QUAD = ("n^2", "n^3", "1/n", "1/n^2")       # n^2 elementary steps, complete graph
-CUBE = ("n^3", "n^4", "1/n", "1/n^2")       # n^3 elementary steps, complete graph
-LOG = ("log n", "n log n", "1/n", "1/n^2")  # log n elementary steps
-GQUAD = ("n^2", "n^3", "1/n", "1/m")        # n^2 elementary steps, input graph
-GLIN = ("n", "n^2", "1/n", "1/m")           # n elementary steps, input graph
-
-GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, str, str, str]]] = {
-    "insertion sort": (("ins_swap", "ins_shift"), QUAD),
-    "selection sort": (("selection",), QUAD),
-    "bubble sort, early exit": (("bubble_flag", "bubble_break"), QUAD),
-    "counting sort": (("counting",), LIN),
-    "linear search": (("lin_break", "lin_while"), LIN),
-    "binary search": (("bs_while", "bs_rec"), LOG),
-    "dfs": (("dfs_stack", "dfs_rec"), GLIN),
-    "bfs, matrix scan": (("bfs_queue",), GQUAD),
-    "dijkstra/prim, linear scans": (("dijkstra_scan", "prim_scan"), GQUAD),
-    "bellman-ford over pairs": (("bellman_seq",), ("n^3", "n^4", "1/n", "1/m")),
-    "floyd-warshall per k": (("fw_per_k",), ("n", "n^2", "1", "1")),
-    "floyd-warshall per triple": (("fw_per_pair",), CUBE),
-    "lcs per cell": (("lcs_cell",), QUAD),
-    "lcs per row": (("lcs_row",), ("n", "n^2", "1", "1/n")),
-    "matrix chain": (("mchain",), CUBE),
-    "activity selection": (("activity",), LIN),
-    "naive string match": (("naive_match",), QUAD),
-}
-EXPECTED = {name: want for names, want in GROUPS.values() for name in names}
-# Real mismatches: textbook classes algspec does not give (strict xfail below).
-MISMATCH = {
-    "kmp_fail": LIN,
-}
+# Each file's textbook (T, c, eta, epsilon) and its group of equivalent styles are in its
+# header (`# expect classes:`, `# expect group:`; tests/corpus_expectations.py); a real
+# mismatch, textbook classes algspec does not give, is `# expect xfail classes:` (strict
+# xfail below).
+FILES = corpus.folder("programs_sequential_efficiency")
+EXPECTED = {name: e.classes for name, e in FILES.items() if e.classes is not None}
+GROUPS = {group: (tuple(names), EXPECTED[names[0]])
+          for group, names in corpus.groups(FILES).items()}
+MISMATCH = {name: e.xfail_classes for name, e in FILES.items() if e.xfail_classes is not None}
 
 
 def _classes(name: str) -> tuple[Asymptotic, ...]:
@@ -81,6 +60,9 @@ def _classes(name: str) -> tuple[Asymptotic, ...]:
 
 def test_every_program_has_an_expectation() -> None:
     assert {p.stem for p in HERE.glob("*.alg")} == set(EXPECTED) | set(MISMATCH)
+    assert len(GROUPS) == 17 and len(EXPECTED) == 23 and list(MISMATCH) == ["kmp_fail"]
+    for names, want in GROUPS.values():  # a group states one set of classes
+        assert all(EXPECTED[name] == want for name in names), names
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

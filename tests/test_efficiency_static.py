@@ -9,8 +9,11 @@ import pytest
 
 import algspec
 from algspec import ir
+from algspec.efficiency.analysis import analyse
 from algspec.efficiency.asymptotic import Asymptotic, log_n, m, n, one
-from algspec.efficiency.static import EfficiencyError, Taint, analyse, size_class
+from algspec.efficiency.dependence import Taint
+from algspec.efficiency.results import EfficiencyError
+from algspec.efficiency.size_eval import size_class
 
 ALGS = Path(__file__).resolve().parents[1] / "algorithms"
 P = Asymptotic.parse

@@ -45,59 +45,34 @@ import pytest
 import algspec
 from algspec.efficiency.asymptotic import Asymptotic
 from algspec.efficiency.measured import measure
+from tests import corpus_expectations as corpus
 
 HERE = Path(__file__).resolve().parent / "programs_efficiency"
 P = Asymptotic.parse
 
-SEQ = ("n", "n^2", "1/n", "1/n^2")
-BSEARCH = ("log n", "n log n", "1/n", "1/n^2")
-TREE = ("log n", "n log n", "1/log n", "1/(n log n)")
-SCAN = ("log n", "n log n", "1", "1/n")
-SWEEP = ("n", "n^2", "1", "1/n")
-ALL_PAIRS = ("1", "n", "1", "1")
-GRAPH = ("n", "n^2", "1", "1")
-READOUT = ("1", "n", "1", "1/n")
-
-# Groups of equivalent programs -> their textbook (T, c, eta, epsilon).
-GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, str, str, str]]] = {
-    "sequential sum": (("seq_sum_for", "seq_sum_while", "seq_sum_proc", "seq_sum_compound"),
-                       SEQ),
-    "sequential max": (("seq_max_let", "seq_max_inline", "seq_search_break"), SEQ),
-    "one node per round": (("diag_pinned", "seq_double", "order_scan"), SEQ),
-    "doubling prefixes": (("doubling_seq",), SEQ),
-    "binary search": (("bsearch_while", "bsearch_for", "bsearch_rec"), BSEARCH),
-    "tree reduction": (("tree_sum_guard", "tree_sum_if", "tree_sum_for", "tree_sum_let",
-                        "tree_sum_halves"), TREE),
-    "prefix sums": (("scan_if_for", "scan_guard_while", "scan_else"), SCAN),
-    "pointer jumping": (("root_jump", "root_jump_whole", "sentinel_guard"), SCAN),
-    "odd-even sort": (("oets_guard", "oets_if", "parity_branches"), SWEEP),
-    "triangular sweep": (("tri_guard", "tri_if", "tri_while"), SWEEP),
-    "rank sort": (("rank_count", "rank_count_incoming", "rank_edge_if", "rank_sum_cond"),
-                  ALL_PAIRS),
-    "max over neighbours": (("max_edge", "max_nbr", "star_gather"), ALL_PAIRS),
-    "degrees": (("degree_node", "degree_edge", "degree_edge_if"), ALL_PAIRS),
-    "readout": (("max_readout", "max_crcw", "or_crcw"), READOUT),
-    "label propagation": (("label_node", "label_edge", "label_edge_adj", "label_edge_A",
-                           "label_node_filter"), GRAPH),
-    "stencil on a path": (("stencil_path", "stencil_path_ptr"), GRAPH),
-    "transitive closure": (("closure_if", "closure_if_set"), GRAPH),
-    "global mean": (("smooth_let", "smooth_inline", "smooth_proc", "smooth_whole"), GRAPH),
-    "mean as a readout": (("smooth_readout",), SWEEP),
-    "label propagation, m rounds": (("edges_bound_m",), ("m", "nm", "1", "1")),
-    "pairs sequentially": (("triangle_seq", "triangle_seq2"), ("n^2", "n^3", "1/n", "1/n^2")),
-}
-EXPECTED = {name: want for names, want in GROUPS.values() for name in names}
+# Each file's textbook (T, c, eta, epsilon) and its group of equivalent programs are in its
+# header (`# expect classes:`, `# expect group:`; tests/corpus_expectations.py). A merged
+# duplicate runs its kept copy under its old name (root_jump: parallel/forest_roots,
+# bsearch_while: sequential_efficiency/bs_while).
+FILES = corpus.folder("programs_efficiency")
+PATHS = {name: e.path for name, e in FILES.items()}
+EXPECTED = {name: e.classes for name, e in FILES.items() if e.classes is not None}
+GROUPS = {group: (tuple(names), EXPECTED[names[0]])
+          for group, names in corpus.groups(FILES).items()}
 
 
 def _classes(name: str) -> tuple[Asymptotic, ...]:
-    s = algspec.load(HERE / f"{name}.alg").static_efficiency()
+    s = algspec.load(PATHS[name]).static_efficiency()
     return s.rounds, s.capacity, s.node_efficiency, s.edge_efficiency
 
 
 def test_every_program_has_an_expectation() -> None:
     files = {p.stem for p in HERE.glob("*.alg")}
     assert files - set(EXPECTED) <= {"rank_edge_where", "or_readout"}
-    assert set(EXPECTED) <= files
+    assert set(EXPECTED) <= files | {"root_jump", "bsearch_while"}
+    assert len(GROUPS) == 21 and len(EXPECTED) == 61
+    for names, want in GROUPS.values():  # a group states one set of classes
+        assert all(EXPECTED[name] == want for name in names), names
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -125,7 +100,7 @@ MEASURED = ["seq_sum_for", "seq_search_break", "doubling_seq", "bsearch_while",
 
 @pytest.mark.parametrize("name", MEASURED)
 def test_measured_agrees_with_static(name: str) -> None:
-    res = measure(algspec.load(HERE / f"{name}.alg"), [8, 16, 32, 64], samples=2, seed=1,
+    res = measure(algspec.load(PATHS[name]), [8, 16, 32, 64], samples=2, seed=1,
                   worst_case=True)
     for q in ("T", "c", "eta", "epsilon"):
         f = res.fits[q]

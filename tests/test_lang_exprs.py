@@ -12,7 +12,8 @@ import pytest
 
 import algspec
 from algspec.diagnostics import AlgError, RuntimeFault
-from algspec.efficiency.static import analyse, format_static
+from algspec.efficiency.analysis import analyse
+from algspec.efficiency.results import format_static
 
 HEAD = "algorithm t\nnodes n\ngraph complete\n"
 

@@ -13,7 +13,7 @@ from algspec import ir, ops
 from algspec.diagnostics import AlgError
 from algspec.efficiency.asymptotic import Asymptotic, log_n, n, one, zero
 from algspec.efficiency.lint_rules import expr_str
-from algspec.efficiency.static import eval_size, size_class
+from algspec.efficiency.size_eval import eval_size, size_class
 from algspec.interp.runtime import _binop, _call
 
 D = ir.DType
@@ -147,7 +147,7 @@ def test_size_class_rules(text, cls):
 
 
 def test_size_class_rejects_what_is_not_a_size():
-    from algspec.efficiency.static import EfficiencyError
+    from algspec.efficiency.results import EfficiencyError
     e = ir.Binary(op="<", left=ir.Size(which="n"), right=ir.Const(value=2, dtype=D.INT),
                   dtype=D.BOOL)
     with pytest.raises(EfficiencyError, match="comparison"):
@@ -155,7 +155,7 @@ def test_size_class_rejects_what_is_not_a_size():
 
 
 def test_power_with_a_growing_exponent_is_not_a_size():
-    from algspec.efficiency.static import EfficiencyError
+    from algspec.efficiency.results import EfficiencyError
     alg = algspec.load_source(_prog("2 ** n"))
     bound = next(s.bound for s, _ in ir.walk_statements(alg.ir.body) if isinstance(s, ir.While))
     with pytest.raises(EfficiencyError, match="exponent"):

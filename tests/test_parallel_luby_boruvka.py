@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import algspec
-from algspec.efficiency.static import analyse
+from algspec.efficiency.analysis import analyse
 
 ROOT = Path(__file__).resolve().parents[1] / "algorithms" / "parallel"
 

@@ -16,7 +16,7 @@ import pytest
 import algspec
 from algspec import ir
 from algspec.diagnostics import AlgError, RuntimeFault
-from algspec.efficiency.static import analyse
+from algspec.efficiency.analysis import analyse
 from algspec.lint import lint_source
 
 H = "algorithm t\nnodes n\ngraph complete\n"

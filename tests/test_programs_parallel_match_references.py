@@ -33,6 +33,7 @@ import pytest
 from typer.testing import CliRunner
 
 import algspec
+from tests import corpus_expectations as corpus
 from algspec import ir
 from algspec.cli import app
 from algspec.compiled import load_source
@@ -133,38 +134,43 @@ def _local_max(A: np.ndarray, k: np.ndarray) -> dict:
                       for u, nb in enumerate(nbrs)]}
 
 
-# file -> (reference of the inputs, textbook (T, c, eta, epsilon))
-PROGRAMS = {
-    "par_or": (lambda i: {"any_set": i["bit"].any(), "all_set": i["bit"].all(),
-                          "ones": i["bit"].sum()}, ("1", "n", "1", "1")),
-    "hillis_max": (lambda i: {"prefix_max": np.maximum.accumulate(i["x"])},
-                   ("log n", "n log n", "1", "1/n")),
-    "rank_sort": (lambda i: {"rank": _rank(i["key"]), "sorted": np.sort(i["key"])},
-                  ("1", "n", "1", "1")),
-    "forest_roots": (lambda i: {"root": _roots(i["parent"].astype(int))},
-                     ("log n", "n log n", "1", "1/n")),
-    "label_prop": (lambda i: {"comp": _components(i["A"])}, ("n", "n^2", "1", "1")),
-    "degree_sum": (lambda i: _degree_sum(i["W"], i["x"]), ("1", "n", "1", "1")),
-    "closure": (lambda i: {"reach": _closure(i["A"])}, ("log n", "n log n", "1", "1")),
-    "butterfly": (lambda i: {"total": np.full(len(i["x"]), i["x"].sum())},
-                  ("log n", "n log n", "1", "1/n")),
-    "star_max": (lambda i: {"winner": np.full(len(i["key"]), np.argmax(i["key"]))},
-                 ("1", "n", "1", "1")),
-    "jacobi_path": (lambda i: {"heat": _jacobi(i["u0"])}, ("n", "n^2", "1", "1")),
-    "nearest": (lambda i: _nearest(i["x"]), ("1", "n", "1", "1")),
-    "merge_halves": (lambda i: {"merged": np.sort(i["key"])}, ("1", "n", "1", "1")),
-    "tournament": (lambda i: _tournament(i["key"], float(i["thr"])), ("1", "n", "1/n", "1/n")),
-    # randomised: validity is checked below; worst case keeps O(1) uncoloured nodes
-    "random_color": (None, ("log n", "n log n", "1/n", "1/m")),
-    "geometric": (None, ("log n", "n log n", "1", "1")),
-    "blelloch": (lambda i: {"scan": np.concatenate([[0.0], np.cumsum(i["x"])[:-1]])},
-                 ("log n", "n log n", "1/log n", "1/(n log n)")),
-    "batcher": (lambda i: {"sorted": np.sort(i["key"])}, ("log^2 n", "n log^2 n", "1", "1/n")),
-    # `any(reach[u] and A[u, v] ...)` is decided by its witnesses (a test on each
-    # neighbour's own state): epsilon n/m at the worst case's fewest end, 1 at the most
-    "khop": (lambda i: {"within3": _khop(i["A"], int(i["src"]), 3)}, ("1", "n", "1", "n/m")),
-    "local_max": (lambda i: _local_max(i["A"] > 0, i["key"]), ("1", "n", "1", "1")),
+# The independent references, keyed by `# expect reference: parallel/NAME` in a file's
+# header (its textbook classes are its `# expect classes:`; tests/corpus_expectations.py)
+REFERENCES = {
+    "par_or": lambda i: {"any_set": i["bit"].any(), "all_set": i["bit"].all(),
+                         "ones": i["bit"].sum()},
+    "hillis_max": lambda i: {"prefix_max": np.maximum.accumulate(i["x"])},
+    "rank_sort": lambda i: {"rank": _rank(i["key"]), "sorted": np.sort(i["key"])},
+    "forest_roots": lambda i: {"root": _roots(i["parent"].astype(int))},
+    "label_prop": lambda i: {"comp": _components(i["A"])},
+    "degree_sum": lambda i: _degree_sum(i["W"], i["x"]),
+    "closure": lambda i: {"reach": _closure(i["A"])},
+    "butterfly": lambda i: {"total": np.full(len(i["x"]), i["x"].sum())},
+    "star_max": lambda i: {"winner": np.full(len(i["key"]), np.argmax(i["key"]))},
+    "jacobi_path": lambda i: {"heat": _jacobi(i["u0"])},
+    "nearest": lambda i: _nearest(i["x"]),
+    "merge_halves": lambda i: {"merged": np.sort(i["key"])},
+    "tournament": lambda i: _tournament(i["key"], float(i["thr"])),
+    # randomised: validity is checked below
+    "random_color": None,
+    "geometric": None,
+    "blelloch": lambda i: {"scan": np.concatenate([[0.0], np.cumsum(i["x"])[:-1]])},
+    "batcher": lambda i: {"sorted": np.sort(i["key"])},
+    "khop": lambda i: {"within3": _khop(i["A"], int(i["src"]), 3)},
+    "local_max": lambda i: _local_max(i["A"] > 0, i["key"]),
 }
+
+
+FILES = corpus.folder("programs_parallel")
+# file -> its reference's name (the file's `# expect reference: parallel/NAME`)
+PROGRAMS = {name: e.reference.removeprefix("parallel/") for name, e in FILES.items()
+            if e.reference is not None}
+CLASSES = {name: e.classes for name, e in FILES.items() if e.classes is not None}
+
+
+def test_every_program_names_its_reference_and_classes() -> None:
+    assert set(PROGRAMS) == set(CLASSES) == set(REFERENCES) and len(PROGRAMS) == 19
+    assert all(PROGRAMS[name] == name for name in PROGRAMS)
 
 
 def _given(alg) -> set[str]:
@@ -189,7 +195,7 @@ def _check_geometric(inputs: dict, outputs: dict) -> None:
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_program_matches_its_reference_and_batches_equal_traces(name: str) -> None:
     alg = algspec.load(HERE / f"{name}.alg")
-    ref = PROGRAMS[name][0]
+    ref = REFERENCES[PROGRAMS[name]]
     given = _given(alg)
     for n in SIZES:
         B = n + 1 if n != 5 else 7
@@ -218,10 +224,10 @@ def test_program_matches_its_reference_and_batches_equal_traces(name: str) -> No
                                            err_msg=f"{name} n={n} sample {b} `{k}`")
 
 
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
+@pytest.mark.parametrize("name", sorted(CLASSES))
 def test_static_classes_are_the_textbook_ones(name: str) -> None:
     s = algspec.load(HERE / f"{name}.alg").static_efficiency()
-    want = tuple(Asymptotic.parse(x) for x in PROGRAMS[name][1])
+    want = tuple(Asymptotic.parse(x) for x in CLASSES[name])
     got = (s.rounds, s.capacity, s.node_efficiency, s.edge_efficiency)
     assert got == want, [str(x) for x in got]
     for x in (s.node_efficiency, s.edge_efficiency):  # shares at most 1 where it is used
@@ -342,18 +348,13 @@ def test_edge_processors_writing_constants_on_an_input_graph_are_work() -> None:
 
 
 # ================================================================ diagnostics
-BAD = {  # file -> code
-    "any_on_float": "E205", "argmin_no_key": "E402", "bitwise_float": "E205",
-    "combiner_outside": "E403", "edge_forall_nodegraph": "E401", "float_guard": "E205",
-    "min_bool": "E205", "nested_forall": "E502", "no_combiner": "E401", "pad_type": "E205",
-    "pointer_arith": "E204", "pointer_index_float": "E203", "rand_in_def": "E107",
-    "rand_in_init": "E107", "rand_in_masked": "E107", "rand_in_param": "E105",
-    "record_in_round": "E501", "remote_no_combiner": "E401", "shift_bool": "E205",
-    "sum_on_pointer": "E204", "tilde_bool": "E205", "unknown_combiner": "E402",
-    "whp_data_bound": "E601", "whp_exceeded": "R107", "whp_no_bound": "E002",
-    "write_input": "E301", "whp_on_for": "E002", "node_two_indices": "E202",
-    "edge_view_bad_index": "E206", "pointer_write_float": "E205", "rand_in_bound": "E601",
-}
+# file -> the codes `lint` reports, in order (its `# expect diagnostics:`)
+BAD = {name: e.diagnostics
+       for name, e in corpus.folder("programs_parallel/bad").items()}
+
+
+def test_every_wrong_program_states_its_codes() -> None:
+    assert len(BAD) == 31 and all(BAD.values())
 
 
 @pytest.fixture(scope="module")
@@ -372,9 +373,10 @@ def test_wrong_parallel_programs_get_their_documented_code(name: str, lint_resul
     path = str(HERE / "bad" / f"{name}.alg")
     lines = [x for x in r.output.splitlines() if x.startswith(path + ":")]
     codes = [x[len(path) + 1:].split(" ")[1] for x in lines]
-    assert BAD[name] in codes, r.output
-    line, col = lines[codes.index(BAD[name])][len(path) + 1:].split(" ")[0].split(":")[:2]
-    assert int(line) >= 1 and int(col) >= 1
+    assert codes == list(BAD[name]), r.output
+    for x in lines:
+        line, col = x[len(path) + 1:].split(" ")[0].split(":")[:2]
+        assert int(line) >= 1 and int(col) >= 1
 
 
 def test_a_non_size_call_in_a_generator_parameter_is_E105() -> None:

@@ -152,3 +152,33 @@ def test_loop_and_recursion_bounds_exceeded_in_lint_are_both_errors(monkeypatch)
     assert loop.severity == rec.severity == Severity.ERROR
     assert "at n = 32" in loop.message and "at n = 8" in rec.message
     assert "depth" in rec.help
+
+
+def test_too_small_total_bound_is_predicted_then_faults(monkeypatch) -> None:
+    # n (n - 1) / 2 trips over the run under `total bound 8 * n`, each execution within its
+    # `bound n`: growth of the run's trips against the total, then the total's own fault.
+    alg = _load("total_square_bound")
+    (pred,) = sampled_bound_lints(alg, sizes=(4, 8, 16), samples=2)
+    assert (pred.code, pred.severity, pred.span.line) == ("W202", Severity.WARNING, 16)
+    assert "over the run" in pred.message and "total bound `8 * n`" in pred.message
+    assert "total bound" in pred.help
+    assert 16 <= _crossing(pred.message) <= 32
+    (fault,) = sampled_bound_lints(alg, sizes=(4, 8, 16, 32), samples=2)
+    assert (fault.code, fault.severity, fault.span.line) == ("R112", Severity.ERROR, 16)
+    assert "at n = 32" in fault.message and "sampling was fine at n = 4, 8, 16" in fault.message
+    assert "total bound" in fault.help
+    monkeypatch.setenv("ALGSPEC_NO_CACHE", "1")  # and `algspec lint` finds one of the two
+    path = HERE / "total_square_bound.alg"
+    (found,) = [d for d in lint_source(path.read_text(), str(path))
+                if d.code.startswith(("R", "W202"))]
+    # lint's CPU budget may stop before n = 32: the prediction, else the fault
+    assert found.code in ("W202", "R112") and found.span.line == 16
+
+
+def test_a_total_bound_in_n_is_a_growing_bound() -> None:
+    from algspec.efficiency.lint_rules import has_growing_bound
+    alg = algspec.load_source(
+        "algorithm t\nnodes n\ngraph complete\ninput node x: scalar ~ uniform()\n"
+        "state graph i: int = 0\nrecord\nfor j in 0 .. 3 {\n  i = 0\n"
+        "  while i < j bound 3 total bound 2 * n {\n    i += 1\n    record\n  }\n}\n")
+    assert has_growing_bound(alg.ir)

@@ -19,8 +19,10 @@ import algspec
 from algspec import ir
 from algspec.cli import app
 from algspec.diagnostics import AlgError
+from algspec.efficiency.analysis import analyse
 from algspec.efficiency.asymptotic import Asymptotic
-from algspec.efficiency.static import EfficiencyError, analyse, eval_size, size_class
+from algspec.efficiency.results import EfficiencyError
+from algspec.efficiency.size_eval import eval_size, size_class
 
 PREFIX = "while i < n and key[0] >= 0.0 bound "
 TEMPLATE = ("algorithm t\nnodes n\ngraph complete\ninput node key: scalar ~ uniform()\n"

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import algspec
+from algspec.efficiency.analysis import analyse
 from algspec.efficiency.lint_rules import has_growing_bound, sampled_bound_lints
 from algspec.efficiency.measured import measure_size
-from algspec.efficiency.static import analyse
 
 ALGS = Path(__file__).resolve().parents[1] / "algorithms"
 

@@ -14,8 +14,8 @@ Quotients cancel exactly when the denominator divides the numerator up to
 constants (`n(n+m) / (n+m) = n`), which is what efficiency ratios need:
 `eta = work / (N * T)`, `epsilon = active edges / (T * |E|)`.
 
-sympy is deliberately not used: the classes are tiny and this keeps the core
-import-light.
+The terms and their dominance order are `algspec.efficiency.terms`. sympy is
+deliberately not used: the classes are tiny and this keeps the core import-light.
 """
 
 from __future__ import annotations
@@ -23,142 +23,22 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from fractions import Fraction
 
-Number = int | float | Fraction
-
-
-def _frac(x: Number) -> Fraction:
-    return x if isinstance(x, Fraction) else Fraction(x).limit_denominator(1000)
-
-
-Growth = tuple[Fraction, Fraction, Fraction, Fraction]
-
-
-def log_star(x: float) -> int:
-    """The iterated logarithm: how often log2 must be applied to x to reach 1 or less
-    (0 for x <= 1; log*(2) = 1, log*(4) = 2, log*(16) = 3, log*(65536) = 4)."""
-    if math.isnan(x) or x == math.inf:
-        raise ValueError(f"log* of {x} is not a number")
-    k = 0
-    while x > 1:
-        x = math.log2(x)
-        k += 1
-    return k
-
-
-@dataclass(frozen=True, order=True)
-class Term:
-    """One monomial n^n m^m (log n)^log (log log n)^loglog (log* n)^logstar; exponents
-    may be negative or fractional."""
-
-    n: Fraction = Fraction(0)
-    m: Fraction = Fraction(0)
-    log: Fraction = Fraction(0)
-    loglog: Fraction = Fraction(0)
-    logstar: Fraction = Fraction(0)
-
-    def _exps(self) -> tuple[Fraction, ...]:
-        return (self.n, self.m, self.log, self.loglog, self.logstar)
-
-    def __mul__(self, o: Term) -> Term:
-        return Term(*(a + b for a, b in zip(self._exps(), o._exps())))
-
-    def __truediv__(self, o: Term) -> Term:
-        return Term(*(a - b for a, b in zip(self._exps(), o._exps())))
-
-    def __pow__(self, p: Number) -> Term:
-        p = _frac(p)
-        return Term(*(a * p for a in self._exps()))
-
-    def is_one(self) -> bool:
-        return not any(self._exps())
-
-    def growth(self, t: int) -> Growth:
-        """(power of n, of log n, of log log n, of log* n) at m = n^t: compared
-        lexicographically, the larger tuple is the larger term for large n (each factor
-        grows slower than any positive power of the one before)."""
-        return (self.n + self.m * t, self.log, self.loglog, self.logstar)
-
-    def dominated_by(self, o: Term) -> bool:
-        """self = O(o) for all large n and every m with n <= m <= n^2.
-
-        The interconnection graph has n <= m <= n^2 (self-loops included), so
-        with m = n^t, t in [1, 2], a term is n^(a + b t) log^c n (log log n)^d. The
-        exponent is linear in t: self is dominated when it is no larger at both ends
-        t = 1 and t = 2, the log exponent deciding where the powers tie (a polynomial
-        factor beats any power of log n), then the log log exponent, then log*.
-        """
-        return all(self.growth(t) <= o.growth(t) for t in (1, 2))
-
-    def strictly_dominated_by(self, o: Term) -> bool:
-        """self = o(o): smaller by a growing factor for every m with n <= m <= n^2."""
-        return all(self.growth(t) < o.growth(t) for t in (1, 2))
-
-    def value(self, n: float, m: float | None) -> float:
-        try:
-            return self._value(n, m)
-        except OverflowError:  # n^(4^256): beyond a float
-            return math.inf
-
-    def _value(self, n: float, m: float | None) -> float:
-        out = float(n) ** float(self.n)
-        if self.m:
-            if m is None:
-                raise ValueError("this class depends on m: pass m=...")
-            out *= float(m) ** float(self.m)
-        if self.log:  # log n counts at least 1, so classes stay positive at n = 1
-            out *= max(math.log2(n), 1.0) ** float(self.log)
-        if self.loglog:  # and so does log log n
-            out *= max(math.log2(max(math.log2(n), 1.0)), 1.0) ** float(self.loglog)
-        if self.logstar:  # and log* n
-            out *= max(log_star(n), 1) ** float(self.logstar)
-        return out
-
-    def gcd(self, o: Term) -> Term:
-        return Term(*(min(a, b) for a, b in zip(self._exps(), o._exps())))
-
-
-ONE_TERM = Term()
-
-
-def _reduce(terms: Iterable[Term]) -> frozenset[Term]:
-    """Keep only the terms no other term dominates (an antichain)."""
-    ts = set(terms)
-    keep = []
-    for t in ts:
-        if not any(o != t and t.dominated_by(o) for o in ts):
-            keep.append(t)
-    return frozenset(keep)
-
-
-def _mul(a: frozenset[Term], b: frozenset[Term]) -> frozenset[Term]:
-    return _reduce(x * y for x in a for y in b)
-
-
-def _dominated(a: frozenset[Term], b: frozenset[Term]) -> bool:
-    """Every term of a is O(some term of b): the sum a = O(sum b)."""
-    return all(any(t.dominated_by(o) for o in b) for t in a)
-
-
-def _strictly_dominated(a: frozenset[Term], b: frozenset[Term]) -> bool:
-    """Every term of a is o(some one term of b): the sum a = o(sum b) (conservatively)."""
-    return all(any(t.strictly_dominated_by(o) for o in b) for t in a)
-
-
-def _top(terms: frozenset[Term], t: int) -> Growth:
-    """The growth tuple of the largest term of a sum at m = n^t."""
-    return max(x.growth(t) for x in terms)
-
-
-def _content(a: frozenset[Term]) -> Term:
-    """The largest monomial dividing every term (componentwise minimum)."""
-    it = iter(a)
-    g = next(it)
-    for t in it:
-        g = g.gcd(t)
-    return g
+from algspec.efficiency.terms import (
+    ONE_TERM,
+    Growth,
+    Number,
+    Term,
+    content,
+    dominated,
+    frac,
+    log_star,
+    mul_sums,
+    reduce_terms,
+    strictly_dominated,
+    top_growth,
+)
 
 
 class Asymptotic:
@@ -173,7 +53,7 @@ class Asymptotic:
     __hash__ = None  # equality is asymptotic (cross-multiplied), not structural
 
     def __init__(self, num: Iterable[Term], den: Iterable[Term] = (ONE_TERM,)):
-        num, den = _reduce(num), _reduce(den)
+        num, den = reduce_terms(num), reduce_terms(den)
         if not den:
             raise ZeroDivisionError("asymptotic class with a zero denominator")
         self.num, self.den = _normalise(num, den)
@@ -182,8 +62,8 @@ class Asymptotic:
     @staticmethod
     def term(n: Number = 0, m: Number = 0, log: Number = 0, loglog: Number = 0,
              logstar: Number = 0) -> Asymptotic:
-        return Asymptotic([Term(_frac(n), _frac(m), _frac(log), _frac(loglog),
-                                _frac(logstar))])
+        return Asymptotic([Term(frac(n), frac(m), frac(log), frac(loglog),
+                                frac(logstar))])
 
     @staticmethod
     def const(value: Number = 1) -> Asymptotic:
@@ -206,7 +86,7 @@ class Asymptotic:
 
     def is_O(self, other: Asymptotic) -> bool:
         """self = O(other) for all large n and m."""
-        return _dominated(_mul(self.num, other.den), _mul(other.num, self.den))
+        return dominated(mul_sums(self.num, other.den), mul_sums(other.num, self.den))
 
     def is_o(self, other: Asymptotic) -> bool:
         """self = o(other): smaller by a growing factor for all large n and every m.
@@ -215,14 +95,14 @@ class Asymptotic:
         """
         if self.is_zero:
             return not other.is_zero
-        return _strictly_dominated(_mul(self.num, other.den), _mul(other.num, self.den))
+        return strictly_dominated(mul_sums(self.num, other.den), mul_sums(other.num, self.den))
 
     def growth(self, t: int) -> Growth:
         """(power of n, of log n, of log log n, of log* n) of the class at m = n^t
         (compare lexicographically with (0, 0, 0, 0): above grows, below tends to 0)."""
         if self.is_zero:
             raise ValueError("the zero class has no growth")
-        a, b = _top(self.num, t), _top(self.den, t)
+        a, b = top_growth(self.num, t), top_growth(self.den, t)
         return tuple(x - y for x, y in zip(a, b))
 
     def at_most(self, cap: Asymptotic) -> Asymptotic:
@@ -247,13 +127,13 @@ class Asymptotic:
             return o
         if o.is_zero:
             return self
-        return Asymptotic(_mul(self.num, o.den) | _mul(o.num, self.den), _mul(self.den, o.den))
+        return Asymptotic(mul_sums(self.num, o.den) | mul_sums(o.num, self.den), mul_sums(self.den, o.den))
 
     __radd__ = __add__
 
     def __mul__(self, o: Asymptotic | Number) -> Asymptotic:
         o = _lift(o)
-        return Asymptotic(_mul(self.num, o.num), _mul(self.den, o.den))
+        return Asymptotic(mul_sums(self.num, o.num), mul_sums(self.den, o.den))
 
     __rmul__ = __mul__
 
@@ -261,13 +141,13 @@ class Asymptotic:
         o = _lift(o)
         if o.is_zero:
             raise ZeroDivisionError("division by the zero class")
-        return Asymptotic(_mul(self.num, o.den), _mul(self.den, o.num))
+        return Asymptotic(mul_sums(self.num, o.den), mul_sums(self.den, o.num))
 
     def __rtruediv__(self, o: Asymptotic | Number) -> Asymptotic:
         return _lift(o) / self
 
     def __pow__(self, p: Number) -> Asymptotic:
-        p = _frac(p)
+        p = frac(p)
         if self.is_zero:
             return self
         if p.denominator == 1 and p != 0:  # integer powers multiply (keeps cross terms)
@@ -376,17 +256,17 @@ def _normalise(num: frozenset[Term], den: frozenset[Term]) -> tuple[frozenset, f
     """Cancel what num and den have in common: monomial content, then exact quotients."""
     if not num:
         return frozenset(), frozenset([ONE_TERM])
-    g = _content(den)
+    g = content(den)
     num = frozenset(t / g for t in num)
     den = frozenset(t / g for t in den)
     if len(den) == 1:
         return num, den
     # num / den = Q when den * Q ~ num: Q is every candidate quotient whose product with
     # den stays below num; if those products reach num, the division is exact.
-    cands = _reduce(t / d for t in num for d in den)
-    q = frozenset(c for c in cands if _dominated(_mul(den, frozenset([c])), num))
-    if q and _dominated(num, _mul(den, q)):
-        return _reduce(q), frozenset([ONE_TERM])
+    cands = reduce_terms(t / d for t in num for d in den)
+    q = frozenset(c for c in cands if dominated(mul_sums(den, frozenset([c])), num))
+    if q and dominated(num, mul_sums(den, q)):
+        return reduce_terms(q), frozenset([ONE_TERM])
     # Otherwise cancel the content of the numerator only where it divides the denominator
     # exactly (keeps fractions like (n+m)/(n^2+m) readable).
     return num, den
@@ -453,7 +333,7 @@ def _fmt_sum(terms: frozenset[Term], top: bool = False) -> str:
     ts = sorted(terms, key=_order)
     if len(ts) == 1:
         return _fmt_term(ts[0])
-    g = _content(frozenset(ts))
+    g = content(frozenset(ts))
     sep = " + " if top else "+"
     if not g.is_one() and all(x >= 0 for x in g._exps()):
         inner = "+".join(_fmt_term(t / g) for t in ts)

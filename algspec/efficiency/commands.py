@@ -36,7 +36,8 @@ def print_static(alg_or_program, file=None) -> str:
 
     For `algspec compile`: a few lines with T, N, |E|, c, eta and epsilon.
     """
-    from algspec.efficiency.static import analyse, format_static
+    from algspec.efficiency.analysis import analyse
+    from algspec.efficiency.results import format_static
 
     prog = getattr(alg_or_program, "ir", alg_or_program)
     text = format_static(analyse(prog))
@@ -167,8 +168,8 @@ def _run(files: list[Path], sizes: list[int], samples: int, seed: int, plot: Pat
          worst_case: bool = False, show_range: bool = False) -> None:
     import algspec
     from algspec.efficiency import report
+    from algspec.efficiency.analysis import analyse
     from algspec.efficiency.measured import measure
-    from algspec.efficiency.static import analyse
 
     try:
         algs = [algspec.load(f) for f in files]

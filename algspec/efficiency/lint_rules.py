@@ -1,6 +1,6 @@
 """Efficiency lints: W201 (low node efficiency) and W202 (a loop outgrows its bound).
 
-W201 is static: it reads the classes of `algspec.efficiency.static` and names
+W201 is static: it reads the classes of `algspec.efficiency.analysis` and names
 the loops whose rounds dominate T while keeping O(1) nodes busy.
 
 W202 needs samples: the interpreter faults (R102) when a loop exceeds its
@@ -16,7 +16,8 @@ than one trip per unit. A loop is flagged when the trips per unit of bound
 clearly exceed 1 between the two largest sizes and over all of them, and when
 the crossing, extrapolated as a power of the bound, is near: that is where
 sampling will start to fault. A bound already exceeded while sampling is that
-fault itself, an error (R102, R107, R108), not a prediction.
+fault itself, an error (R102, R107, R108, R112), not a prediction. A `total bound`
+is judged the same way on its trips summed over each sample's run.
 """
 
 from __future__ import annotations
@@ -27,14 +28,17 @@ import numpy as np
 
 from algspec import ir
 from algspec.diagnostics import Diagnostic, RuntimeFault, Severity, Span
+from algspec.efficiency.analysis import analyse
 from algspec.efficiency.asymptotic import Asymptotic, fit_slope, n, one
 from algspec.efficiency.measured import max_trips
-from algspec.efficiency.static import StaticEfficiency, analyse, eval_size
+from algspec.efficiency.results import StaticEfficiency
+from algspec.efficiency.size_eval import eval_size
 from algspec.size_text import size_text
 
 W201_HELP = ("update the nodes in parallel (`round { forall v ... }`) so each round keeps a "
              "constant share of the n processors busy; see docs/efficiency.md")
 W202_HELP = "declare the worst-case trip count in n and m, e.g. `bound n` or `bound 2 * n + m`"
+TOTAL_HELP = "declare the run's worst-case trips in n and m, e.g. `total bound 2 * n`"
 
 # The growth test needs trips at this many sizes, at least MIN_TRIPS at the largest, and
 # flags a loop only when the extrapolated crossing with its bound is within MAX_CROSSING
@@ -97,9 +101,19 @@ def _loops(program: ir.Program) -> dict[int, ir.Statement]:
             if isinstance(s, (ir.While, ir.ForRange))}
 
 
+def _total_sites(program: ir.Program) -> dict[tuple, ir.Statement]:
+    """One statement per source loop with a `total bound` (inlined copies share it)."""
+    out: dict[tuple, ir.Statement] = {}
+    for s, _ in ir.walk_statements(program.body):
+        if isinstance(s, ir.Loop) and s.total is not None:
+            out.setdefault(ir.loop_site(s), s)
+    return out
+
+
 def bound_growth_lints(program: ir.Program, iterations: dict[int, dict[int, Any]],
                        edges: dict[int, Any] | None = None,
-                       tol: float = ALPHA_TOL) -> list[Diagnostic]:
+                       tol: float = ALPHA_TOL,
+                       totals: dict[tuple, dict[int, Any]] | None = None) -> list[Diagnostic]:
     """W202 for loops whose measured trip counts outgrow their declared bound.
 
     `iterations[stmt_id][n]` is the largest number of iterations one execution
@@ -107,44 +121,56 @@ def bound_growth_lints(program: ir.Program, iterations: dict[int, dict[int, Any]
     `edges[n]` is |E| at size n (a float, or per sample), for bounds in m.
     Per-sample arrays make the "exceeds" check exact when the bound depends on m.
     `tol` is how far the trips per unit of bound must exceed 1 to count as growth.
+    `totals[ir.loop_site(s)][n]` are a source loop's trips summed over each sample's
+    run, judged against its `total bound` by the same rule.
     """
     loops = _loops(program)
     out: list[Diagnostic] = []
     for sid, by_n in iterations.items():
         s = loops.get(sid)
-        if s is None:
-            continue
-        sizes = sorted(k for k, v in by_n.items() if np.max(v) > 0)
-        if not sizes:
-            continue
-        text = expr_str(s.bound)
-        try:
-            per = {k: (np.atleast_1d(np.asarray(by_n[k], np.float64)),
-                       _bound_values(program, s.bound, k, (edges or {}).get(k)))
-                   for k in sizes}
-        except (ValueError, ArithmeticError):
-            continue
-        over = [(k, int(c[i]), int(np.ceil(np.broadcast_to(b, c.shape)[i])))
-                for k, (c, b) in per.items()
-                for i in np.nonzero(c > np.ceil(np.broadcast_to(b, c.shape)))[0][:1]]
-        if over:
-            k, c, b = over[0]
-            out.append(_w202(program, s, f"the loop ran {c} times at n = {k}, more than its "
-                             f"bound `{text}` = {b}"))
-            continue
-        counts = [float(per[k][0].max()) for k in sizes]
-        bounds = [float(np.mean(per[k][1])) for k in sizes]
-        cross = _crossing(program, s.bound, sizes, counts, bounds, edges or {}, tol)
-        if cross is None:
-            continue
-        k, c, b = sizes[-1], counts[-1], bounds[-1]
-        per_unit = (c - _slack(counts[-2], bounds[-2])) / (b - bounds[-2])
-        out.append(_w202(program, s, (
-            f"iterations grow like n^{fit_slope(sizes, counts):.2f} at n = "
-            f"{sizes[0]}..{sizes[-1]} (max {c:.0f} at n = {k}), {per_unit:.2f} per unit of the "
-            f"bound `{text}` ({b:.3g} at n = {k}): the bound is too small and sampling will "
-            f"exceed it beyond n = {cross}")))
+        if s is not None:
+            out.extend(_finding(program, s, s.bound, by_n, edges or {}, tol, ""))
+    sites = _total_sites(program)
+    for site, by_n in (totals or {}).items():
+        s = sites.get(site)
+        if s is not None:
+            out.extend(_finding(program, s, s.total, by_n, edges or {}, tol, "total "))
     return out
+
+
+def _finding(program: ir.Program, s: ir.Statement, bound: ir.Expr, by_n: dict[int, Any],
+             edges: dict[int, Any], tol: float, which: str) -> list[Diagnostic]:
+    """W202 for one loop's trips against one of its bounds (`which`: "" or "total ")."""
+    sizes = sorted(k for k, v in by_n.items() if np.max(v) > 0)
+    if not sizes:
+        return []
+    text = expr_str(bound)
+    run = " over the run" if which else ""
+    try:
+        per = {k: (np.atleast_1d(np.asarray(by_n[k], np.float64)),
+                   _bound_values(program, bound, k, edges.get(k)))
+               for k in sizes}
+    except (ValueError, ArithmeticError):
+        return []
+    over = [(k, int(c[i]), int(np.ceil(np.broadcast_to(b, c.shape)[i])))
+            for k, (c, b) in per.items()
+            for i in np.nonzero(c > np.ceil(np.broadcast_to(b, c.shape)))[0][:1]]
+    if over:
+        k, c, b = over[0]
+        return [_w202(program, s, f"the loop ran {c} times{run} at n = {k}, more than its "
+                      f"{which}bound `{text}` = {b}", which)]
+    counts = [float(per[k][0].max()) for k in sizes]
+    bounds = [float(np.mean(per[k][1])) for k in sizes]
+    cross = _crossing(program, bound, sizes, counts, bounds, edges, tol)
+    if cross is None:
+        return []
+    k, c, b = sizes[-1], counts[-1], bounds[-1]
+    per_unit = (c - _slack(counts[-2], bounds[-2])) / (b - bounds[-2])
+    return [_w202(program, s, (
+        f"iterations{run} grow like n^{fit_slope(sizes, counts):.2f} at n = "
+        f"{sizes[0]}..{sizes[-1]} (max {c:.0f} at n = {k}), {per_unit:.2f} per unit of the "
+        f"{which}bound `{text}` ({b:.3g} at n = {k}): the bound is too small and sampling "
+        f"will exceed it beyond n = {cross}"), which)]
 
 
 def _slack(c: float, b: float) -> float:
@@ -209,10 +235,10 @@ def _bound_values(program: ir.Program, bound: ir.Expr, size: int, edges: Any) ->
     return np.array([eval_size(bound, size, float(e), N) for e in np.atleast_1d(edges)])
 
 
-def _w202(program: ir.Program, s: ir.Statement, message: str) -> Diagnostic:
+def _w202(program: ir.Program, s: ir.Statement, message: str, which: str = "") -> Diagnostic:
     return Diagnostic(code="W202", severity=Severity.WARNING, span=s.span,
                       path=s.path or program.path,
-                      message=message, help=W202_HELP)
+                      message=message, help=TOTAL_HELP if which else W202_HELP)
 
 
 class _LoopCounts:
@@ -247,6 +273,7 @@ FRAME_BUDGET = 800
 def sample_loop_iterations(alg, sizes: list[int], samples: int = 8, seed: int = 0,
                            frame_budget: int | None = FRAME_BUDGET,
                            time_budget: float | None = None, keep: int | None = None,
+                           totals: dict[tuple, dict[int, np.ndarray]] | None = None,
                            **params) -> tuple[dict[int, dict[int, np.ndarray]],
                                               dict[int, np.ndarray], RuntimeFault | None]:
     """Per-sample trip counts per loop at each size; stops at the first size that faults.
@@ -259,7 +286,8 @@ def sample_loop_iterations(alg, sizes: list[int], samples: int = 8, seed: int = 
     sampled, or once the CPU time spent plus the predicted cost of the next size
     would pass `time_budget` seconds (lint: slow files get the three small sizes only).
     Returns (iterations, |E| per sample per size, the fault or None); a fault of a run
-    carries the size it happened at as `.n`.
+    carries the size it happened at as `.n`. `totals`, when given, receives each `total
+    bound` loop's trips over each sample's run, by source loop and size.
     """
     import time
 
@@ -299,6 +327,9 @@ def sample_loop_iterations(alg, sizes: list[int], samples: int = 8, seed: int = 
         found = counts.iters or getattr(mach, "loop_iters", {})
         for sid, arr in found.items():
             iters.setdefault(sid, {})[size] = np.asarray(arr).copy()
+        if totals is not None:
+            for site, arr in getattr(mach, "loop_totals", {}).items():
+                totals.setdefault(site, {})[size] = np.asarray(arr).copy()
         spent.append(time.process_time() - t0)
     return iters, edges, (undrawable if not spent else None)
 
@@ -318,9 +349,11 @@ def _next_cost(spent: list[float]) -> float:
 
 
 def has_growing_bound(program: ir.Program) -> bool:
-    """Whether some loop's bound depends on n or m (only those can outgrow it)."""
-    return any(any(isinstance(x, ir.Size) for x in ir.walk_expr(s.bound))
-               for s in _loops(program).values())
+    """Whether some loop's bound or total bound depends on n or m (only those can
+    outgrow it)."""
+    loops = list(_loops(program).values()) + list(_total_sites(program).values())
+    return any(any(isinstance(x, ir.Size) for x in ir.walk_expr(e))
+               for s in loops for e in (s.bound, getattr(s, "total", None)) if e is not None)
 
 
 # Faults that say a declared bound is wrong, and what to do about each.
@@ -330,6 +363,7 @@ BOUND_FAULTS = {
             "`bound 4 * log2(n) + 4 whp`",
     "R108": "declare the worst-case `depth` and `calls` in n and m, e.g. "
             "`depth n calls 2 * n + 1`",
+    "R112": TOTAL_HELP,
 }
 
 
@@ -337,9 +371,9 @@ def sampled_bound_lints(alg, sizes: tuple[int, ...] = (4, 8, 16, 32), samples: i
                         seed: int = 0, tol: float = ALPHA_TOL,
                         time_budget: float | None = None, **params) -> list[Diagnostic]:
     """W202 from sampling: loops whose trips outgrow their bound, as warnings; and a bound
-    already exceeded on a sampled input (R102, R107, R108) as the error it is.
+    already exceeded on a sampled input (R102, R107, R108, R112) as the error it is.
 
-    A sampled input that breaks a declared loop or recursion bound makes the interpreter
+    A sampled input that breaks a declared loop, total or recursion bound makes the interpreter
     fault on it: sampling at that size fails, so it is reported as that fault (an error,
     with the size), and no prediction (W202) is added for the same statement. Other
     run-time faults (an index out of range, ...) are raised as `RuntimeFault`.
@@ -347,11 +381,13 @@ def sampled_bound_lints(alg, sizes: tuple[int, ...] = (4, 8, 16, 32), samples: i
     (they still check probe types and constant bounds).
     """
     keep = None if has_growing_bound(alg.ir) else 2
+    totals: dict[tuple, dict[int, np.ndarray]] = {}
     iters, edges, fault = sample_loop_iterations(alg, list(sizes), samples, seed,
-                                                 time_budget=time_budget, keep=keep, **params)
+                                                 time_budget=time_budget, keep=keep,
+                                                 totals=totals, **params)
     if fault is not None and fault.diagnostic.code not in BOUND_FAULTS:
         raise fault  # not about bounds: the caller reports the fault itself
-    out = bound_growth_lints(alg.ir, iters, edges, tol)
+    out = bound_growth_lints(alg.ir, iters, edges, tol, totals)
     if fault is not None:
         d = fault.diagnostic
         message = d.message

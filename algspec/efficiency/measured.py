@@ -31,9 +31,24 @@ from typing import Any
 import numpy as np
 
 from algspec import ir
+from algspec.efficiency.analysis import analyse
 from algspec.efficiency.asymptotic import Asymptotic, fit_slope
-from algspec.efficiency.static import StaticEfficiency, analyse, eval_size
-from algspec.efficiency.worst_case import RANGED
+from algspec.efficiency.observed import report_rules, reporting_form
+from algspec.efficiency.results import StaticEfficiency
+from algspec.efficiency.size_eval import eval_size
+from algspec.efficiency.worst_case import RANGED, reported
+
+_REPORTED: dict[tuple[int, bool], tuple[ir.Aggregate, tuple[bool, bool]]] = {}
+
+
+def _reported(e: ir.Aggregate, readout: bool) -> tuple[bool, bool]:
+    """`worst_case.reported`, cached per aggregation (the rule reads the IR only)."""
+    hit = _REPORTED.get((id(e), readout))
+    if hit is None or hit[0] is not e:
+        if len(_REPORTED) > 4096:
+            _REPORTED.clear()
+        hit = _REPORTED[(id(e), readout)] = (e, reported(e, readout))
+    return hit[1]
 
 
 def max_trips(current: np.ndarray | None, sample: np.ndarray,
@@ -60,16 +75,10 @@ class ActivityRecorder:
     """
 
     def __init__(self, ignore: set[int] | frozenset[int] = frozenset(),
-                 guard_ifs: set[int] | frozenset[int] = frozenset(),
-                 evaluators: set[int] | frozenset[int] = frozenset(),
                  spread: set[int] | frozenset[int] = frozenset()) -> None:
         self.ignore = frozenset(ignore)   # statements whose reports carry no work
-        # What the interpreter reports by the worst-case rule (`observed.ReportRules`):
-        # foralls whose one-`if` body is a guard on each processor's own state (only the
-        # processors it chooses), foralls whose guard reads across an edge (every
-        # candidate), whole-array updates that aggregate over the nodes (every edge).
-        self.guard_ifs = frozenset(guard_ifs)
-        self.evaluators = frozenset(evaluators)
+        # whole-array updates that aggregate over the nodes: every edge is active
+        # (`observed.ReportRules`)
         self.spread = frozenset(spread)
         self._full: list[np.ndarray] = []    # rows (sample, round): every edge active
         self._frames = np.zeros(0, np.int64)
@@ -112,6 +121,20 @@ class ActivityRecorder:
         self._grow(s)
         self._frames[s] += 1
 
+    def aggregate_elements(self, e: ir.Aggregate, readout: bool, sel: np.ndarray,
+                           evaluated: np.ndarray | None, body: np.ndarray | None) -> np.ndarray:
+        """Optional: the elements of aggregation `e` to report, by the worst-case rule
+        (`worst_case.reported`): those its filter passes (`sel`), every `evaluated` one
+        when the filter reads two places, and of an `any`/`all`/`count` whose predicate
+        does not, the witnesses in `body` only."""
+        every, witness = _reported(e, readout)
+        if every and evaluated is not None:
+            sel = evaluated
+        if witness and body is not None:
+            holds = np.asarray(body).astype(bool)
+            sel = sel & (~holds if e.op == "all" else holds)
+        return sel
+
     def iterations(self, stmt_id: int, sample: np.ndarray, count: np.ndarray) -> None:
         """Optional: a loop's execution in these samples ended after `count` iterations."""
         merged = max_trips(self.loop_iterations.get(stmt_id), sample, count)
@@ -125,12 +148,10 @@ class ActivityRecorder:
     @classmethod
     def for_program(cls, program: ir.Program) -> ActivityRecorder:
         """A recorder that counts `program`'s activity by the worst-case rule
-        (`algspec.efficiency.observed.report_rules`)."""
-        from algspec.efficiency.observed import report_rules
-
+        (`algspec.efficiency.observed.report_rules`), run on the program's reporting
+        form (`observed.reporting_form`)."""
         r = report_rules(program)
-        return cls(ignore=r.silent, guard_ifs=r.guard_ifs, evaluators=r.evaluators,
-                   spread=r.spread)
+        return cls(ignore=r.silent, spread=r.spread)
 
     @property
     def frames(self) -> np.ndarray:
@@ -435,17 +456,7 @@ def graph_edges(program: ir.Program, inputs: dict[str, np.ndarray], N: int,
 
 def silent_statements(program: ir.Program) -> set[int]:
     """Foralls whose processors read no data (resets): no work, as in the static rules."""
-    from algspec.efficiency.observed import report_rules
-
     return set(report_rules(program).silent)
-
-
-def guard_ifs(program: ir.Program) -> set[int]:
-    """Foralls the static rules read as guarded (`forall v { if c { B } }`, c on each
-    processor's own state): `algspec.efficiency.observed.report_rules`."""
-    from algspec.efficiency.observed import report_rules
-
-    return set(report_rules(program).guard_ifs)
 
 
 _WORST = re.compile(r"#\s*worst[ -]case:\s*(.+)$", re.IGNORECASE)
@@ -475,9 +486,10 @@ def worst_case_params(alg) -> dict[str, Any]:
 
 def measure_size(alg, n: int, samples: int, seed: int = 0,
                  **params: Any) -> tuple[SizeStats, Activity, ActivityRecorder]:
-    """Sample `samples` inputs of size n with a recorder attached."""
+    """Sample `samples` inputs of size n with a recorder attached, running the program's
+    reporting form (`observed.reporting_form`: the same inputs and outputs)."""
     rec = ActivityRecorder.for_program(alg.ir)
-    traj = alg.sample(n, samples, seed, observer=rec, **params)
+    traj = reporting_form(alg).sample(n, samples, seed, observer=rec, **params)
     prog: ir.Program = alg.ir
     N = int(eval_size(prog.nodes, n))
     E, adj = graph_edges(prog, traj.inputs, N, traj.batch_size)
@@ -553,6 +565,6 @@ def fit_class(q: str, cls: Asymptotic, rows: list[SizeStats], worst_case: bool =
 
 
 __all__ = ["LOG_TREND_TOLERANCE", "QUANTITIES", "TOLERANCE", "Activity", "ActivityRecorder",
-           "Fit", "Measurement", "SizeStats", "fit_class", "graph_edges", "guard_ifs",
+           "Fit", "Measurement", "SizeStats", "fit_class", "graph_edges",
            "log_trend", "measure", "measure_size", "ratio_verdict", "settled",
            "silent_statements", "verdict", "worst_case_params"]

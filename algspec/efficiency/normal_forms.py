@@ -1,35 +1,29 @@
-"""Normal forms: equivalent spellings reach the static rules as one form (docs/efficiency.md).
+"""Normal forms: equivalent spellings reach the cost rules as one form (docs/efficiency.md).
 
-The static analysis (`algspec.efficiency.static`) and the measured side
-(`algspec.efficiency.measured`, which tells the interpreter which foralls are
-guarded) read every program through these, so both count the same thing:
+`normal_program(program)` is an IR-to-IR rewrite the cost pass
+(`algspec.efficiency.cost`) reads instead of the program as written, so
+equivalent programs get equal classes:
 
 * a filter is a guarded body: `op(b if c else identity ...)` is `op(b ... if c)`;
 * `forall v { if c { B } }` (one `if`, no `else`) is `forall v where c { B }`;
-* a guard less its conjuncts that test the interconnection graph itself
-  (`adj[v, u]`, or `A[v, u] != 0` under `adj = adjacency(A)`) selects every edge;
-* a test's conjuncts on the candidate's own state come first (`split_test`);
 
-and the IR queries the rules share: the graph's own edge tests, whether a
-forall's processors read data at all (resets are free).
+and the queries on tests the rules share: a guard less its conjuncts that test the
+interconnection graph itself (`adj[v, u]`, or `A[v, u] != 0` under
+`adj = adjacency(A)`) selects every edge; a test's conjuncts on the candidate's own
+state come first (`split_test`); whether a forall's processors read data at all
+(resets are free). The measured side's rewrite (`algspec.efficiency.observed`)
+reads the same queries.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from algspec import ir, ops
-
-free_ivars = ir.free_ivars
-
+from algspec.efficiency.conjuncts import conjoin, conjuncts, const_value
+from algspec.efficiency.worst_case import reads_messages
 
 _IDENTITY = {k: r.identity for k, r in ops.AGGREGATIONS.items()}  # neutral elements
-
-
-def _const_value(e: ir.Expr | None):
-    if isinstance(e, ir.Const):
-        return e.value
-    if isinstance(e, ir.Unary) and e.op == "-" and isinstance(e.operand, ir.Const):
-        return -e.operand.value
-    return None
 
 
 def normal_aggregate(e: ir.Aggregate) -> ir.Aggregate:
@@ -43,7 +37,7 @@ def normal_aggregate(e: ir.Aggregate) -> ir.Aggregate:
     if not isinstance(body, ir.Cond):
         return e
     ident = _IDENTITY[e.op]
-    then_v, else_v = _const_value(body.then), _const_value(body.otherwise)
+    then_v, else_v = const_value(body.then), const_value(body.otherwise)
     if else_v is not None and else_v == ident and \
             isinstance(else_v, bool) == isinstance(ident, bool):
         cond, kept = body.cond, body.then
@@ -58,14 +52,13 @@ def normal_aggregate(e: ir.Aggregate) -> ir.Aggregate:
     return e.model_copy(update={"body": kept, "filter": filt})
 
 
-def normal_forall(s: ir.Forall, taint=None) -> tuple[ir.Forall, tuple[int, str]]:
+def normal_forall(s: ir.Forall) -> tuple[ir.Forall, tuple[int, str]]:
     """`forall v { if c { B } }` (one `if`, no `else`) is `forall v where c { B }`.
 
     The processors c leaves out run nothing, exactly as those a guard leaves out,
     whether c reads data or not: the worst-case rule (`algspec.efficiency.worst_case`)
     resolves a guard and an `if` alike. A condition that draws (`rand()`) stays an
-    `if`: every processor draws, an operation. `taint` is accepted for callers of the
-    old signature and unused. Returns the normal form and the key under which
+    `if`: every processor draws, an operation. Returns the normal form and the key under which
     `algspec.efficiency.selection` counted its selection.
     """
     if len(s.body) == 1 and isinstance(s.body[0], ir.If) and not s.body[0].otherwise \
@@ -87,7 +80,7 @@ def _edge_test(e: ir.Expr) -> ir.Read | None:
         return e
     if isinstance(e, ir.Binary) and e.op == "!=":
         for a, b in ((e.left, e.right), (e.right, e.left)):
-            c = _const_value(b)
+            c = const_value(b)
             if isinstance(a, ir.Read) and a.loc == ir.Loc.EDGE and c is not None and c == 0:
                 return a
     return None
@@ -138,7 +131,7 @@ def _is_graph_test(e: ir.Expr, vars: list[str], graph: ir.Graph,
         names == list(vars)[::-1] and (r.name, True) in tests
 
 
-def _without_graph_mask(e: ir.Expr | None, vars: list[str], graph: ir.Graph,
+def without_graph_mask(e: ir.Expr | None, vars: list[str], graph: ir.Graph,
                         tests: frozenset[tuple[str, bool]] = frozenset()) -> ir.Expr | None:
     """A guard less its conjuncts that test the interconnection graph itself.
 
@@ -152,29 +145,12 @@ def _without_graph_mask(e: ir.Expr | None, vars: list[str], graph: ir.Graph,
     if _is_graph_test(e, vars, graph, tests):
         return None
     if isinstance(e, ir.Binary) and e.op == "and":
-        left = _without_graph_mask(e.left, vars, graph, tests)
-        right = _without_graph_mask(e.right, vars, graph, tests)
+        left = without_graph_mask(e.left, vars, graph, tests)
+        right = without_graph_mask(e.right, vars, graph, tests)
         if left is None or right is None:
             return right if left is None else left
         return e.model_copy(update={"left": left, "right": right})
     return e
-
-
-def conjuncts(e: ir.Expr | None) -> list[ir.Expr]:
-    """The conjuncts of a test (`a and b and c` -> [a, b, c]); none for no test."""
-    if e is None:
-        return []
-    if isinstance(e, ir.Binary) and e.op == "and":
-        return conjuncts(e.left) + conjuncts(e.right)
-    return [e]
-
-
-def conjoin(es: list[ir.Expr]) -> ir.Expr | None:
-    """`a and b and ...` of `es` (None for none)."""
-    out = None
-    for e in es:
-        out = e if out is None else ir.Binary(op="and", left=out, right=e, dtype=ir.DType.BOOL)
-    return out
 
 
 def neighbour_test(e: ir.Expr, var: str, graph: ir.Graph,
@@ -202,11 +178,9 @@ def split_test(e: ir.Expr | None, vars: list[str], graph: ir.Graph,
     (`worst_case.reads_messages`). A candidate checks the local ones first: only those
     they keep evaluate the remote ones (Dijkstra's relaxation `A[cur, v] != 0 and
     d[cur] + A[cur, v] < d[v]` reads `d[cur]` at cur's neighbours only)."""
-    from algspec.efficiency.worst_case import reads_messages  # (it imports this module)
-
     local, remote = [], []
     for c in conjuncts(e):
-        if _without_graph_mask(c, vars, graph, tests) is None or \
+        if without_graph_mask(c, vars, graph, tests) is None or \
                 len(vars) == 1 and neighbour_test(c, vars[0], graph, tests) or \
                 not reads_messages(c, vars):
             local.append(c)
@@ -215,14 +189,14 @@ def split_test(e: ir.Expr | None, vars: list[str], graph: ir.Graph,
     return conjoin(local), conjoin(remote)
 
 
-def _zero_pins(e: ir.Expr | None, vars) -> frozenset[str]:
+def zero_pins(e: ir.Expr | None, vars) -> frozenset[str]:
     """The processor variables a selection's conjunct `v == 0` fixes to node 0."""
     if isinstance(e, ir.Binary) and e.op == "and":
-        return _zero_pins(e.left, vars) | _zero_pins(e.right, vars)
+        return zero_pins(e.left, vars) | zero_pins(e.right, vars)
     if isinstance(e, ir.Binary) and e.op == "==":
         for a, b in ((e.left, e.right), (e.right, e.left)):
-            if isinstance(a, ir.IndexVar) and a.name in vars and _const_value(b) == 0 and \
-                    not isinstance(_const_value(b), bool):
+            if isinstance(a, ir.IndexVar) and a.name in vars and const_value(b) == 0 and \
+                    not isinstance(const_value(b), bool):
                 return frozenset([a.name])
     return frozenset()
 
@@ -231,7 +205,7 @@ def _reads_data(e: ir.Expr | None) -> bool:
     return e is not None and ir.reads_state(e)
 
 
-def _forall_reads_data(s: ir.Forall, input_graph: bool = False) -> bool:
+def forall_reads_data(s: ir.Forall, input_graph: bool = False) -> bool:
     """Whether a forall's processors read any data (guard, values, indices, conditions).
 
     On an input graph, edge processors exist where the input has edges, so what they
@@ -251,3 +225,67 @@ def _forall_reads_data(s: ir.Forall, input_graph: bool = False) -> bool:
         if isinstance(st, ir.Assign) and any(t.loc == ir.Loc.GRAPH for t in st.targets):
             return True  # a write to shared memory (e.g. a priority write of the index)
     return False
+
+
+# ---------------------------------------------------------------- the program rewrite
+@dataclass(frozen=True)
+class ForallOrigin:
+    """What a forall of the normal form was as written: its own guard (before an `if`
+    was merged into it), whether one was, and the key `selection` counted it under."""
+
+    guard: ir.Expr | None
+    merged: bool
+    key: tuple[int, str]
+
+
+@dataclass(frozen=True)
+class NormalProgram:
+    """A program in normal form, and where each of its foralls came from (by id)."""
+
+    program: ir.Program
+    foralls: dict[int, ForallOrigin]
+
+    def origin(self, s: ir.Forall) -> ForallOrigin:
+        """The origin of forall `s` of the normal form (itself when it was not rewritten)."""
+        return self.foralls.get(s.id) or ForallOrigin(s.guard, False, (s.id, "guard"))
+
+
+def normal_program(prog: ir.Program) -> NormalProgram:
+    """`prog` with every aggregation and forall in normal form (top down, each once).
+
+    Nodes that nothing rewrites are kept as they are (the same objects).
+    """
+    foralls: dict[int, ForallOrigin] = {}
+
+    def node(x: ir.IRNode) -> ir.IRNode:
+        if isinstance(x, ir.Aggregate):
+            x = normal_aggregate(x)
+        merged = False
+        if isinstance(x, ir.Forall):
+            before = x
+            x, key = normal_forall(x)
+            merged = x is not before
+        update = {}
+        for name in type(x).model_fields:
+            v = getattr(x, name)
+            nv = value(v)
+            if nv is not v:
+                update[name] = nv
+        out = x.model_copy(update=update) if update else x
+        if isinstance(out, ir.Forall):
+            own = out.guard.left if merged and before.guard is not None else \
+                None if merged else out.guard
+            foralls[out.id] = ForallOrigin(own, merged, key)
+        return out
+
+    def value(v):
+        if isinstance(v, ir.IRNode):
+            return node(v)
+        if isinstance(v, list) and v and any(isinstance(i, ir.IRNode) for i in v):
+            new = [value(i) for i in v]
+            return v if all(a is b for a, b in zip(new, v)) else new
+        return v
+
+    body = value(prog.body)
+    program = prog if body is prog.body else prog.model_copy(update={"body": body})
+    return NormalProgram(program, foralls)

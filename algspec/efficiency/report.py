@@ -16,7 +16,7 @@ from algspec.efficiency.measured import (
     Measurement,
     static_class_of,
 )
-from algspec.efficiency.static import StaticEfficiency, format_static
+from algspec.efficiency.results import StaticEfficiency, format_static
 from algspec.efficiency.worst_case import RANGED
 
 _LABEL = {"T": "T", "work": "work", "active_edges": "act.edges", "c": "c", "eta": "eta",

@@ -24,7 +24,8 @@ The same run counts each loop's trips per execution against its declared bound
 it early (a pass over a prefix that doubles each phase) gets its real trip count.
 
 Anything the skeleton cannot evaluate (a guard reading node data, an input
-graph's edges) is left to the worst-case rules of `algspec.efficiency.static`.
+graph's edges) is left to the worst-case rules of the cost pass
+(`algspec.efficiency.cost`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import itertools
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import get_args
 
 import numpy as np
 
@@ -157,72 +159,97 @@ class _Skeleton:
             env.pop(name, None)
 
     def stmt(self, s: ir.Statement, certain: bool) -> None:
+        """Run one sequential statement (its rule in `SKELETON_RULES`)."""
         self._tick()
-        if isinstance(s, ir.Assign):
-            for t, v in zip(s.targets, s.values):
-                if t.loc == ir.Loc.GRAPH and not t.indices:
-                    self._set(t.name, v, self.env)
-        elif isinstance(s, ir.Let):
-            self._set(s.name, s.value, self.env)
-        elif isinstance(s, ir.Break):
-            if certain:
-                raise _Break
-        elif isinstance(s, ir.If):
-            try:
-                c = bool(self._scalar(s.cond)) if not self.tainted(s.cond) else None
-            except _Unknown:
-                c = None
-            if c is not None:
-                self.block(s.then if c else s.otherwise, certain)
-                return
-            before = dict(self.env)
-            self.block(s.then, False)
-            after_then, self.env = self.env, dict(before)
-            self.block(s.otherwise, False)
-            self.env = {k: v for k, v in self.env.items()
-                        if k in after_then and _same(after_then[k], v)}
-        elif isinstance(s, (ir.While, ir.ForRange, ir.ForEdges, ir.ForNodes)):
-            self.loop(s, certain)
-        elif isinstance(s, ir.Round):
-            snapshot = dict(self.env)
-            pending: dict[str, object] = {}
-            gone: set[str] = set()
-            for x in s.body:
-                if isinstance(x, ir.Forall):
-                    self.forall(x, snapshot)
-                elif isinstance(x, ir.Assign):
-                    for t, v in zip(x.targets, x.values):
-                        if t.loc == ir.Loc.GRAPH and not t.indices:
-                            try:
-                                if t.name in self.names:
-                                    raise _Unknown
-                                pending[t.name] = self._scalar(v, snapshot)
-                            except _Unknown:
-                                gone.add(t.name)
-                elif isinstance(x, ir.Let):
-                    self._set(x.name, x.value, snapshot)
-            for k in gone:
-                self.env.pop(k, None)
-            self.env.update(pending)
-        elif isinstance(s, ir.Forall):
-            self.forall(s, dict(self.env))
-        elif isinstance(s, ir.Proc):  # recursion is not run: forget what it may change
-            for x, _ in ir.walk_statements([s]):
-                if isinstance(x, ir.Assign):
-                    for t in x.targets:
-                        self.env.pop(t.name, None)
-                elif isinstance(x, (ir.Let, ir.Proc)):
-                    for name in [x.name] if isinstance(x, ir.Let) else x.params:
-                        self.env.pop(name, None)
-                elif isinstance(x, (ir.ForRange, ir.ForNodes)):
-                    self.env.pop(x.var, None)
-                elif isinstance(x, ir.ForEdges):
-                    for v in x.vars:
-                        self.env.pop(v, None)
-                elif isinstance(x, ir.Forall):
-                    self.unknown.add((x.id, "guard"))
-                elif isinstance(x, ir.If):
-                    self.unknown.update({(x.id, "then"), (x.id, "else")})
+        rule = SKELETON_RULES.get(type(s))
+        if rule is None:
+            raise TypeError(f"selection has no rule for {type(s).__name__}")
+        rule(self, s, certain)
+
+    def _assign(self, s: ir.Assign, certain: bool) -> None:
+        for t, v in zip(s.targets, s.values):
+            if t.loc == ir.Loc.GRAPH and not t.indices:
+                self._set(t.name, v, self.env)
+
+    def _let(self, s: ir.Let, certain: bool) -> None:
+        self._set(s.name, s.value, self.env)
+
+    def _break(self, s: ir.Break, certain: bool) -> None:
+        if certain:
+            raise _Break
+
+    def _nothing(self, s: ir.Record | ir.Recur, certain: bool) -> None:
+        return None  # a frame; a recursive call (its procedure forgot what it changes)
+
+    def _if(self, s: ir.If, certain: bool) -> None:
+        try:
+            c = bool(self._scalar(s.cond)) if not self.tainted(s.cond) else None
+        except _Unknown:
+            c = None
+        if c is not None:
+            self.block(s.then if c else s.otherwise, certain)
+            return
+        before = dict(self.env)
+        self.block(s.then, False)
+        after_then, self.env = self.env, dict(before)
+        self.block(s.otherwise, False)
+        self.env = {k: v for k, v in self.env.items()
+                    if k in after_then and _same(after_then[k], v)}
+
+    def _round(self, s: ir.Round, certain: bool) -> None:
+        """A round's graph writes land at its end: its statements read `snapshot`."""
+        snapshot = dict(self.env)
+        pending: dict[str, object] = {}
+        gone: set[str] = set()
+        for x in s.body:
+            rule = ROUND_RULES.get(type(x))
+            if rule is None:
+                raise TypeError(f"selection has no rule for {type(x).__name__} in a round")
+            rule(self, x, snapshot, pending, gone)
+        for k in gone:
+            self.env.pop(k, None)
+        self.env.update(pending)
+
+    def _round_forall(self, x: ir.Forall, snapshot: dict, pending: dict, gone: set) -> None:
+        self.forall(x, snapshot)
+
+    def _round_assign(self, x: ir.Assign, snapshot: dict, pending: dict, gone: set) -> None:
+        for t, v in zip(x.targets, x.values):
+            if t.loc == ir.Loc.GRAPH and not t.indices:
+                try:
+                    if t.name in self.names:
+                        raise _Unknown
+                    pending[t.name] = self._scalar(v, snapshot)
+                except _Unknown:
+                    gone.add(t.name)
+
+    def _round_let(self, x: ir.Let, snapshot: dict, pending: dict, gone: set) -> None:
+        self._set(x.name, x.value, snapshot)
+
+    def _round_other(self, x: ir.Statement, snapshot: dict, pending: dict, gone: set) -> None:
+        return None  # selects nothing the skeleton counts
+
+    def _forall(self, s: ir.Forall, certain: bool) -> None:
+        self.forall(s, dict(self.env))
+
+    def _proc(self, s: ir.Proc, certain: bool) -> None:
+        """Recursion is not run: forget what it may change."""
+        for x, _ in ir.walk_statements([s]):
+            if isinstance(x, ir.Assign):
+                for t in x.targets:
+                    self.env.pop(t.name, None)
+            elif isinstance(x, (ir.Let, ir.Proc)):
+                for name in [x.name] if isinstance(x, ir.Let) else x.params:
+                    self.env.pop(name, None)
+            elif isinstance(x, (ir.ForRange, ir.ForNodes)):
+                self.env.pop(x.var, None)
+            elif isinstance(x, ir.ForEdges):
+                for v in x.vars:
+                    self.env.pop(v, None)
+            elif isinstance(x, ir.Forall):
+                self.unknown.add((x.id, "guard"))
+            elif isinstance(x, ir.If):
+                self.unknown.update({(x.id, "then"), (x.id, "else")})
 
     def loop(self, s: ir.Statement, certain: bool) -> None:
         try:
@@ -301,31 +328,67 @@ class _Skeleton:
 
     def body(self, stmts: list[ir.Statement], idx: dict, mask: np.ndarray, procs: float,
              env: dict) -> None:
+        """Run a forall's body on the processors in `mask` (its rules in `PROCESSOR_RULES`)."""
         for x in stmts:
-            if isinstance(x, ir.Let):
-                try:
-                    if self.tainted(x.value):
-                        raise _Unknown
-                    env[x.name] = self.ev(x.value, idx, env)
-                except _Unknown:
-                    env.pop(x.name, None)
-            elif isinstance(x, ir.If):
-                try:
-                    if self.tainted(x.cond):
-                        raise _Unknown
-                    c = np.broadcast_to(self.ev(x.cond, idx, env), mask.shape)
-                except _Unknown:
-                    self.unknown.update({(x.id, "then"), (x.id, "else")})
-                    continue
-                for side, sel, sub in (("then", mask & c, x.then), ("else", mask & ~c,
-                                                                     x.otherwise)):
-                    self._count((x.id, side), float(sel.sum()), procs)
-                    self.body(sub, idx, sel, procs, dict(env))
+            rule = PROCESSOR_RULES.get(type(x))
+            if rule is None:
+                raise TypeError(f"selection has no rule for {type(x).__name__} in a forall")
+            rule(self, x, idx, mask, procs, env)
+
+    def _proc_let(self, x: ir.Let, idx: dict, mask: np.ndarray, procs: float,
+                  env: dict) -> None:
+        try:
+            if self.tainted(x.value):
+                raise _Unknown
+            env[x.name] = self.ev(x.value, idx, env)
+        except _Unknown:
+            env.pop(x.name, None)
+
+    def _proc_if(self, x: ir.If, idx: dict, mask: np.ndarray, procs: float, env: dict) -> None:
+        try:
+            if self.tainted(x.cond):
+                raise _Unknown
+            c = np.broadcast_to(self.ev(x.cond, idx, env), mask.shape)
+        except _Unknown:
+            self.unknown.update({(x.id, "then"), (x.id, "else")})
+            return
+        for side, sel, sub in (("then", mask & c, x.then), ("else", mask & ~c, x.otherwise)):
+            self._count((x.id, side), float(sel.sum()), procs)
+            self.body(sub, idx, sel, procs, dict(env))
+
+    def _proc_other(self, x: ir.Statement, idx: dict, mask: np.ndarray, procs: float,
+                    env: dict) -> None:
+        return None  # selects nothing the skeleton counts
 
     def _count(self, key: tuple[int, str], selected: float, procs: float) -> None:
         self.total[key] = self.total.get(key, 0.0) + selected
         self.execs[key] = self.execs.get(key, 0) + 1
         self.procs[key] = procs
+
+
+_STATEMENTS = tuple(get_args(ir.Statement))
+
+# One rule per IR statement class, run sequentially: (skeleton, statement, certain).
+SKELETON_RULES: dict[type, Callable[..., None]] = {
+    ir.Assign: _Skeleton._assign, ir.Let: _Skeleton._let, ir.Break: _Skeleton._break,
+    ir.Record: _Skeleton._nothing, ir.Recur: _Skeleton._nothing, ir.If: _Skeleton._if,
+    ir.While: _Skeleton.loop, ir.ForRange: _Skeleton.loop, ir.ForEdges: _Skeleton.loop,
+    ir.ForNodes: _Skeleton.loop, ir.Round: _Skeleton._round, ir.Forall: _Skeleton._forall,
+    ir.Proc: _Skeleton._proc,
+}
+
+# Inside a round: (skeleton, statement, snapshot, pending writes, forgotten names).
+ROUND_RULES: dict[type, Callable[..., None]] = {
+    **{k: _Skeleton._round_other for k in _STATEMENTS},
+    ir.Forall: _Skeleton._round_forall, ir.Assign: _Skeleton._round_assign,
+    ir.Let: _Skeleton._round_let,
+}
+
+# Inside a forall: (skeleton, statement, indices, processors, their count, locals).
+PROCESSOR_RULES: dict[type, Callable[..., None]] = {
+    **{k: _Skeleton._proc_other for k in _STATEMENTS},
+    ir.Let: _Skeleton._proc_let, ir.If: _Skeleton._proc_if,
+}
 
 
 def _same(a, b) -> bool:
@@ -445,4 +508,4 @@ def _ends_on_state(s: ir.Statement, tainted: Callable[[ir.Expr], bool]) -> bool:
         isinstance(x, ir.VarRef) for e in ends for x in ir.walk_expr(e))
 
 
-__all__ = ["SIZES", "Selections", "fit_share", "has_sites", "measure_selections"]
+__all__ = ["PROCESSOR_RULES", "ROUND_RULES", "SIZES", "SKELETON_RULES", "Selections", "fit_share", "has_sites", "measure_selections"]

@@ -29,8 +29,8 @@ minima over those inputs (the paper's epsilon); `ClassRange` holds both ends
 counts by the same rule on each sampled input (`measured`, and the interpreter's
 `algspec.interp.observe`, which asks `reported`).
 
-This module holds the rule's pieces; `algspec.efficiency.static` runs its
-analysis once per end.
+This module holds the rule's pieces; `algspec.efficiency.analysis` runs the
+cost pass (`algspec.efficiency.cost`) once per end.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from enum import Enum
 
 from algspec import ir
 from algspec.efficiency.asymptotic import Asymptotic, one
-from algspec.efficiency.normal_forms import conjoin, conjuncts
+from algspec.efficiency.conjuncts import conjoin, conjuncts
 
 
 class End(str, Enum):
@@ -244,8 +244,8 @@ def elements(agg: ir.Aggregate, tainted: Callable[[ir.Expr], bool], end: End,
     own side first (`scope`); those it passes decide whether it is active, and a
     conjunct that reads two places (`key[u] < key[v]`) is then evaluated over its
     edge, so every element that gets that far is active, chosen or not. `filt` and
-    `pred` stand for the filter and body less the graph's own edge test (`static`
-    removes it: it keeps every edge).
+    `pred` stand for the filter and body less the graph's own edge test (the cost
+    pass removes it: it keeps every edge).
     """
     filt = agg.filter if filt is _AGG else filt
     pred = agg.body if pred is _AGG else pred

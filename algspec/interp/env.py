@@ -19,8 +19,8 @@ import numpy as np
 from algspec import ir
 from algspec.diagnostics import RuntimeFault, Span
 from algspec.interp import expressions
-from algspec.interp.expressions import NP_DTYPE
-from algspec.interp.observe import ActivityObserver
+from algspec.interp.activity import ActivityObserver
+from algspec.interp.dtypes import NP_DTYPE
 
 __all__ = ["NP_DTYPE", "Env"]
 
@@ -69,7 +69,7 @@ class Env:
             return x.reshape(x.shape + (1,) * (rank + 1 - x.ndim))
         return x
 
-    _lift = lift  # the name older callers use
+    _lift = lift  # the name the machine (`runtime.py`) calls it by
 
     def eval(self, e: ir.Expr, rank: int, mask: np.ndarray) -> np.ndarray:
         """Evaluate `e` in a scope of `rank` index axes; `mask` marks the lanes that matter."""

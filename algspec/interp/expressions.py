@@ -7,22 +7,18 @@ rule from the one semantics table, `algspec.ops`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from algspec import ir, ops
 from algspec.interp import random
+from algspec.interp.dtypes import NP_DTYPE
+from algspec.interp.env_protocol import EvalEnv
 from algspec.interp.observe import observe_aggregate, observe_read
 
-if TYPE_CHECKING:
-    from algspec.interp.env import Env
-
-NP_DTYPE = {ir.DType.INT: np.int64, ir.DType.FLOAT: np.float64, ir.DType.BOOL: np.bool_}
 _BIG = np.iinfo(np.int64).max // 4
 
 
-def evaluate(env: Env, e: ir.Expr, rank: int, mask: np.ndarray) -> np.ndarray:
+def evaluate(env: EvalEnv, e: ir.Expr, rank: int, mask: np.ndarray) -> np.ndarray:
     """Evaluate `e` in a scope of `rank` index axes; `mask` marks the lanes that matter."""
     k = e.kind
     if k == "const":
@@ -84,7 +80,7 @@ def evaluate(env: Env, e: ir.Expr, rank: int, mask: np.ndarray) -> np.ndarray:
     raise TypeError(k)
 
 
-def read(env: Env, e: ir.Read, rank: int, mask: np.ndarray) -> np.ndarray:
+def read(env: EvalEnv, e: ir.Read, rank: int, mask: np.ndarray) -> np.ndarray:
     """An indexed read `x[i]` / `A[i, j]`, gathered without copies where the indices allow."""
     arr = env.state.get(e.name)
     if arr is None:  # a derived hint/output read in the body: evaluate its view now
@@ -134,7 +130,7 @@ def read(env: Env, e: ir.Read, rank: int, mask: np.ndarray) -> np.ndarray:
     return out.reshape(shape)
 
 
-def chain(env: Env, e: ir.Chain, rank: int) -> np.ndarray:
+def chain(env: EvalEnv, e: ir.Chain, rank: int) -> np.ndarray:
     """`chain(order)`: each node's predecessor in the list `order` (CLRS's `pred`)."""
     order = env.state[e.order]
     if order.size and (order.min() < 0 or order.max() >= env.N):
@@ -153,7 +149,7 @@ def chain(env: Env, e: ir.Chain, rank: int) -> np.ndarray:
     return pred.reshape(shape)
 
 
-def aggregate(env: Env, e: ir.Aggregate, rank: int, mask: np.ndarray) -> np.ndarray:
+def aggregate(env: EvalEnv, e: ir.Aggregate, rank: int, mask: np.ndarray) -> np.ndarray:
     """min/max/sum/any/all/count over nodes or neighbours, on a new innermost axis."""
     inner = rank + 1
     outer_mask = env.lift(mask, inner)
@@ -234,7 +230,7 @@ def narrow(cand: np.ndarray, key: np.ndarray, largest: bool) -> np.ndarray:
     return cand & (masked == best)
 
 
-def arg_aggregate(env: Env, e: ir.Aggregate, rank: int, mask: np.ndarray, sel: np.ndarray,
+def arg_aggregate(env: EvalEnv, e: ir.Aggregate, rank: int, mask: np.ndarray, sel: np.ndarray,
                   live: np.ndarray, of, dom: np.ndarray | None = None) -> np.ndarray:
     """argmin/argmax: the element whose key is lexicographically smallest (largest).
 
@@ -281,7 +277,7 @@ def scope_invariant(x: np.ndarray) -> bool:
 TO_INT = frozenset({"int", "floor", "ceil"})
 
 
-def _check_fits_int(env: Env, e: ir.Call, x: np.ndarray, mask: np.ndarray) -> None:
+def _check_fits_int(env: EvalEnv, e: ir.Call, x: np.ndarray, mask: np.ndarray) -> None:
     """R109 where a live lane converts inf, nan or a huge float to an int (numpy casts it to
     an arbitrary integer without a word)."""
     with np.errstate(invalid="ignore"):

@@ -1,4 +1,4 @@
-"""The observer protocol: how the interpreter reports the activity it measures.
+"""Reporting the activity the interpreter measures to its observer (`activity.py`).
 
 `algspec.efficiency.measured` counts active nodes and edges per round from
 these reports, so the measured efficiency needs no second copy of any
@@ -8,37 +8,20 @@ work of the algorithm.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
-
 import numpy as np
 
 from algspec import ir
+from algspec.interp.activity import ActivityObserver
+from algspec.interp.env_protocol import EvalEnv
 
-if TYPE_CHECKING:
-    from algspec.interp.env import Env
-
-
-class ActivityObserver(Protocol):
-    """Receives what each statement touches, per sample.
-
-    Optional, looked up with `getattr`:
-    `loop(stmt_id, sample, iterations)`: a while/for loop finished on the samples
-    `sample` after `iterations[i]` trips in sample `sample[i]`.
-    """
-
-    def nodes(self, stmt_id: int, sample: np.ndarray, node: np.ndarray) -> None: ...
-
-    def edges(self, stmt_id: int, sample: np.ndarray, src: np.ndarray,
-              dst: np.ndarray) -> None: ...
-
-    def frame(self, sample: np.ndarray) -> None: ...
+__all__ = ["ActivityObserver", "observe_aggregate", "observe_read", "report_loop"]
 
 
-def _sid(env: Env) -> int:
+def _sid(env: EvalEnv) -> int:
     return env.stmt.id if env.stmt is not None else -1
 
 
-def observe_read(env: Env, e: ir.Read, rank: int, idx: list[np.ndarray], mask: np.ndarray,
+def observe_read(env: EvalEnv, e: ir.Read, rank: int, idx: list[np.ndarray], mask: np.ndarray,
                  shape: tuple[int, ...]) -> None:
     """Report an indexed read: an edge read is that edge; a pointer read, src -> processor."""
     # The lane mask may vary along axes the indices do not (an aggregation's filter
@@ -64,19 +47,16 @@ def observe_read(env: Env, e: ir.Read, rank: int, idx: list[np.ndarray], mask: n
     obs.nodes(sid, b, src)
 
 
-def observe_aggregate(env: Env, e: ir.Aggregate, rank: int, sel: np.ndarray,
+def observe_aggregate(env: EvalEnv, e: ir.Aggregate, rank: int, sel: np.ndarray,
                       of: np.ndarray | None, evaluated: np.ndarray | None = None,
                       body: np.ndarray | None = None) -> None:
-    """Report the edges (or nodes) of the elements an aggregation chooses, by the
-    worst-case rule (`algspec.efficiency.worst_case.reported`): those its filter passes
-    (`sel`), every `evaluated` one when the filter reads two places, and of an
-    `any`/`all`/`count` whose predicate does not, the witnesses in `body` only."""
-    every, witness = _reported(e, rank == 0)
-    if every and evaluated is not None:
-        sel = evaluated
-    if witness and body is not None:
-        holds = np.asarray(body).astype(bool)
-        sel = sel & (~holds if e.op == "all" else holds)
+    """Report the edges (or nodes) of the elements an aggregation chooses: those its
+    filter passes (`sel`), or those the observer's optional
+    `aggregate_elements(e, readout, sel, evaluated, body)` picks from `sel`, the ones it
+    evaluated the filter on and the values of its body."""
+    pick = getattr(env.obs, "aggregate_elements", None)
+    if pick is not None:
+        sel = pick(e, rank == 0, sel, evaluated, body)
     pos = np.nonzero(sel)
     if not len(pos[0]):
         return
@@ -93,20 +73,6 @@ def observe_aggregate(env: Env, e: ir.Aggregate, rank: int, sel: np.ndarray,
         obs.edges(sid, b, u, pos[1])
     else:
         obs.nodes(sid, b, u)
-
-
-_REPORTED: dict[tuple[int, bool], tuple[ir.Aggregate, tuple[bool, bool]]] = {}
-
-
-def _reported(e: ir.Aggregate, readout: bool) -> tuple[bool, bool]:
-    """`worst_case.reported`, cached per aggregation (the rule reads the IR only)."""
-    hit = _REPORTED.get((id(e), readout))
-    if hit is None or hit[0] is not e:
-        from algspec.efficiency.worst_case import reported
-        if len(_REPORTED) > 4096:
-            _REPORTED.clear()
-        hit = _REPORTED[(id(e), readout)] = (e, reported(e, readout))
-    return hit[1]
 
 
 def report_loop(obs: ActivityObserver | None, stmt_id: int, lanes: np.ndarray,

@@ -24,14 +24,10 @@ Values are `(h >> 11) * 2**-53`, uniform on [0, 1) with 53 random bits.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from algspec import ir
-
-if TYPE_CHECKING:
-    from algspec.interp.env import Env
+from algspec.interp.env_protocol import EvalEnv
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -68,7 +64,7 @@ def sample_keys(prog: ir.Program, state: dict[str, np.ndarray], B: int) -> np.nd
     return key
 
 
-def draw(env: Env, e: ir.Rand, rank: int, mask: np.ndarray) -> np.ndarray:
+def draw(env: EvalEnv, e: ir.Rand, rank: int, mask: np.ndarray) -> np.ndarray:
     """Uniform [0, 1) values of shape (B, N, ..., N) (one per lane) for one evaluation of `e`.
 
     The sample keys are computed at the first draw (programs without `rand()` never pay).

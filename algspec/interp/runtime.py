@@ -23,6 +23,7 @@ from algspec.interp.calls import call_proc, recur
 from algspec.interp.env import NP_DTYPE as _NP
 from algspec.interp.env import Env
 from algspec.interp.expressions import _binop, _call
+from algspec.interp.loop_bounds import count_total, frame_bound
 from algspec.interp.memory import small_pages
 from algspec.interp.observe import ActivityObserver, report_loop
 from algspec.interp.recording import Recorder, Trajectories
@@ -312,6 +313,7 @@ class Machine(Env):
         lanes = mask & self.eval(s.cond, 0, mask)
         while lanes.any():
             iters += lanes
+            count_total(self, s, lanes)
             over = lanes & (iters > bound)
             if over.any():
                 self.stmt = s
@@ -360,6 +362,7 @@ class Machine(Env):
                     break
                 continue
             iters += lanes
+            count_total(self, s, lanes)
             over = lanes & (iters > bound)
             if over.any():
                 self.stmt = s
@@ -402,6 +405,7 @@ class Machine(Env):
             if not lanes.any():
                 break
             iters += lanes
+            count_total(self, s, lanes)
             over = lanes & (iters > bound)
             if over.any():
                 self.stmt = s
@@ -441,6 +445,7 @@ class Machine(Env):
             if not lanes.any():
                 break
             iters += lanes
+            count_total(self, s, lanes)
             over = lanes & (iters > bound)
             if over.any():
                 self.stmt = s
@@ -499,18 +504,12 @@ class Machine(Env):
             m = m & self.adj
         else:
             m = np.broadcast_to(m, (self.B, self.N))
-        candidates = m
         if s.guard is not None:
             m = m & self.eval(s.guard, rank, m)
         m = np.broadcast_to(m, (self.B,) + (self.N,) * rank)
         saved = dict(self.locals)
-        if self.obs is not None:
-            seen = m
-            if s.id in getattr(self.obs, "guard_ifs", ()):  # `if c` on own state: a guard
-                seen = m & self.eval(s.body[0].cond, rank, m)
-            if s.id in getattr(self.obs, "evaluators", ()):  # a guard read across edges:
-                seen = candidates                            # every candidate used one
-            pos = np.nonzero(np.broadcast_to(seen, m.shape))
+        if self.obs is not None:  # the processors that run are active
+            pos = np.nonzero(m)
             if rank == 1:
                 self.obs.nodes(s.id, pos[0], pos[1])
             else:  # an edge processor is active, and so are the two nodes it joins
@@ -559,25 +558,8 @@ class Machine(Env):
     def _frame_bound(self) -> int:
         """An upper bound on the frames a sample records, from the loop bounds."""
         if getattr(self, "_frame_bound_cache", None) is None:
-            def count(stmts: list[ir.Statement]) -> float:
-                total = 0.0
-                for st in stmts:
-                    if isinstance(st, ir.Record):
-                        total += 1
-                    elif isinstance(st, ir.If):
-                        total += count(st.then) + count(st.otherwise)
-                    elif isinstance(st, (ir.While, ir.ForRange, ir.ForEdges)):
-                        trips = float(np.max(self._static(st.bound, self.m))) if self.B else 0.0
-                        total += max(trips, 0.0) * count(st.body)
-                    elif isinstance(st, ir.ForNodes):
-                        total += self.N * count(st.body)
-                    elif isinstance(st, ir.Proc):
-                        calls = float(np.max(self._static(st.calls, self.m))) if self.B else 0.0
-                        total += max(calls, 0.0) * count(st.body)
-                return total
-            self._frame_bound_cache = int(min(count(self.prog.body), 2 ** 31))
+            self._frame_bound_cache = frame_bound(self)
         return self._frame_bound_cache
-
 
 def run(prog: ir.Program, inputs: dict[str, np.ndarray], n: int,
         observer: ActivityObserver | None = None, dtype=np.float32,

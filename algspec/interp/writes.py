@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from algspec import ir, ops
-from algspec.interp.expressions import NP_DTYPE
+from algspec.interp.dtypes import NP_DTYPE
 
 if TYPE_CHECKING:
     from algspec.interp.env import Env

@@ -124,6 +124,7 @@ class WhileStmt(Node):
     cond: Expr
     bound: Expr | None
     whp: bool = False  # `bound EXPR whp`: holds with high probability
+    total: Expr | None = None  # `total bound T`: trips summed over the whole run
     body: list[Stmt]
 
 
@@ -135,11 +136,12 @@ class ForRangeStmt(Node):
     reverse: bool = False
     bound: Expr | None = None  # `for x in a .. b bound B`: data-dependent ends, B trips at most
     step: Expr | None = None  # `for x in a .. b step s`: a, a + s, ... before b (s < 0: down)
+    total: Expr | None = None  # `total bound T`: trips summed over the whole run
     body: list[Stmt]
 
 
 class ForEdgesStmt(Node):
-    """`for (u, v) in edges(A) [by KEY [unstable]] [bound B] { ... }`."""
+    """`for (u, v) in edges(A) [by KEY [unstable]] [bound B] [total bound T] { ... }`."""
 
     kind: Literal["for_edges"] = "for_edges"
     vars: list[str]
@@ -151,6 +153,7 @@ class ForEdgesStmt(Node):
     key: Expr | None = None  # `by KEY`: an edge expression, ascending
     unstable: bool = False
     bound: Expr | None = None  # worst-case trips (default: m)
+    total: Expr | None = None  # `total bound T`: trips summed over the whole run
     body: list[Stmt]
 
 

@@ -175,16 +175,16 @@ class _ToAst(Transformer):
         return ast.IfStmt(cond=cond, then=then, otherwise=other or [], span=_span(meta))
 
     def while_stmt(self, meta, c):
-        return ast.WhileStmt(cond=c[0], bound=c[1], whp=c[2] is not None, body=c[3],
-                             span=_span(meta))
+        return ast.WhileStmt(cond=c[0], bound=c[1], whp=c[2] is not None, total=c[3],
+                             body=c[4], span=_span(meta))
 
     def for_range(self, meta, c):
         return ast.ForRangeStmt(var=str(c[0]), start=c[1], stop=c[2], step=c[3], bound=c[4],
-                                body=c[5], span=_span(meta))
+                                total=c[5], body=c[6], span=_span(meta))
 
     def for_range_rev(self, meta, c):
         return ast.ForRangeStmt(var=str(c[0]), start=c[1], stop=c[2], step=c[3], bound=c[4],
-                                body=c[5], reverse=True, span=_span(meta))
+                                total=c[5], body=c[6], reverse=True, span=_span(meta))
 
     def range_step(self, meta, c):
         return c[0]
@@ -192,13 +192,16 @@ class _ToAst(Transformer):
     def range_bound(self, meta, c):
         return c[0]
 
+    def total_bound(self, meta, c):
+        return c[0]
+
     def for_edges(self, meta, c):
-        u, v, func, array, order, bound, body = c
+        u, v, func, array, order, bound, total, body = c
         key, unstable = order if order is not None else (None, False)
         return ast.ForEdgesStmt(vars=[str(u), str(v)], var_spans=[_span(u), _span(v)],
                                 func=str(func), func_span=_span(func), array=str(array),
                                 array_span=_span(array), key=key, unstable=unstable,
-                                bound=bound, body=body, span=_span(meta))
+                                bound=bound, total=total, body=body, span=_span(meta))
 
     def edge_order(self, meta, c):
         return (c[0], c[1] is not None)

@@ -215,6 +215,12 @@ def _wrapped(ctx: Context) -> str | None:
             f"`{second[:stop].rstrip()}){' ' if second[stop] != ' ' else ''}{second[stop:]}`")
 
 
+def _after_total(ctx: Context) -> bool:
+    """Whether the loop header so far has its `total bound` (its last part)."""
+    return ctx.has("TOTAL") or any(isinstance(x, Tree) and x.data == "total_bound"
+                                   for x in ctx.clause)
+
+
 def _edges_call(ctx: Context) -> str | None:
     """`edges(A)` when the clause so far is `for x in edges(A)` (a loop over edges, one name)."""
     last = ctx.clause[-1] if ctx.clause else None
@@ -283,6 +289,14 @@ HINTS: list[Hint] = [
          "a statement cannot start with `{token}`",
          "to continue the previous line, wrap its expression in parentheses (newlines inside "
          "`(...)` are ignored)"),
+    Hint(lambda c: c.token.type in ("BOUND", "WHP", "STEP") and _after_total(c),
+         "`total bound` comes last in a loop's header",
+         "write the per-execution `bound E` (with `whp`, and a range's `step`) before it, e.g. "
+         "`while c bound n total bound 2 * n {{ ... }}`"),
+    Hint(lambda c: c.token.type in ("TOTAL", "BOUND") and c.head == "for" and c.has("NODES"),
+         "`for x in nodes by KEY` takes no bound: it visits each node once",
+         "a loop with a bound or `total bound` is a `while`, a range `for x in a .. b` or an "
+         "edge loop `for (u, v) in edges(A)`"),
     Hint(lambda c: c.head == "for" and c.accepts("..") and _edges_call(c) is not None,
          "an edge loop names both ends of the edge",
          lambda c: f"write `for (u, v) in {_edges_call(c)} {{ ... }}`: u and v are the ends "

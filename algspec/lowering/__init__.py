@@ -1,7 +1,9 @@
 """AST -> IR lowering: names, locations, types, stages, bounds and write conflicts.
 
 Split by concern: `scope` (scopes, reporting, built-in names), `declarations`,
-`expressions` (typed by the rules of `algspec.ops`) and `statements`. Every
+`expressions` (typed by the rules of `algspec.ops`), `statements`, `loops` and
+`procedures`; this package joins them into `Lowering` (the parts import only
+`scope`, never each other or the package). Every
 problem becomes a `Diagnostic` whose code is registered in `algspec.codes`; a
 file that passes becomes one `algspec.ir.Program`.
 """
@@ -9,16 +11,17 @@ file that passes becomes one `algspec.ir.Program`.
 from __future__ import annotations
 
 from algspec import ir
-from algspec.diagnostics import AlgError
+from algspec.diagnostics import AlgError, Diagnostic
 from algspec.language import ast
 from algspec.lowering.declarations import Declarations
 from algspec.lowering.expressions import Expressions
+from algspec.lowering.loops import Loops
 from algspec.lowering.procedures import Procedures
 from algspec.lowering.scope import COMBINERS, RESERVED, WHOLE_FUNCS, Scope
 from algspec.lowering.statements import Statements
 
 
-class Lowering(Declarations, Expressions, Procedures, Statements):
+class Lowering(Declarations, Expressions, Procedures, Statements, Loops):
     """Lowers one AST program; `run()` returns the IR or raises `AlgError` with every problem."""
 
     def run(self) -> ir.Program:
@@ -44,4 +47,23 @@ def lower(program: ast.Program, path: str = "<string>") -> ir.Program:
     return Lowering(program, path).run()
 
 
-__all__ = ["COMBINERS", "RESERVED", "WHOLE_FUNCS", "Lowering", "lower"]
+def check_library(source: str, path: str) -> list[Diagnostic]:
+    """The problems of a library file on its own: syntax, includes, misplaced statements.
+
+    Its procedures read the data of the files that include them, so their
+    bodies are checked where they are called.
+    """
+    from algspec.language.parser import parse_library  # parser imports lark: only when needed
+
+    try:
+        stmts = parse_library(source, path)
+    except AlgError as e:
+        return e.diagnostics
+    low = Lowering(ast.Program(name="library", nodes=ast.Num(value=1), graph_kind="complete",
+                               body=stmts), path)
+    for s in low.collect_procs():
+        low.err("E706", "an included file holds only `proc` definitions and `include`s", s.span)
+    return list({(d.code, d.path, d.span, d.message): d for d in low.diags}.values())
+
+
+__all__ = ["COMBINERS", "RESERVED", "WHOLE_FUNCS", "Lowering", "check_library", "lower"]

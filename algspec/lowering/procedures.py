@@ -21,9 +21,9 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from algspec import ir, ops
-from algspec.diagnostics import AlgError, Diagnostic
+from algspec.diagnostics import AlgError
 from algspec.language import ast
-from algspec.lowering.scope import RESERVED, Abort, Reporter, Scope
+from algspec.lowering.scope import RESERVED, RETURN, Abort, Reporter, Scope
 
 
 class Procedures(Reporter):
@@ -262,27 +262,6 @@ class Procedures(Reporter):
         return None
 
 
-def check_library(source: str, path: str) -> list[Diagnostic]:
-    """The problems of a library file on its own: syntax, includes, misplaced statements.
-
-    Its procedures read the data of the files that include them, so their
-    bodies are checked where they are called.
-    """
-    from algspec.language.parser import parse_library
-    from algspec.lowering import Lowering
-
-    try:
-        stmts = parse_library(source, path)
-    except AlgError as e:
-        return e.diagnostics
-    low = Lowering(ast.Program(name="library", nodes=ast.Num(value=1), graph_kind="complete",
-                               body=stmts), path)
-    for s in low.collect_procs():
-        low.err("E706", "an included file holds only `proc` definitions and `include`s", s.span)
-    return list({(d.code, d.path, d.span, d.message): d for d in low.diags}.values())
-
-
-RETURN = "return"  # the local a procedure's `return` sets (renamed apart per call site)
 _LOOPS = (ast.WhileStmt, ast.ForRangeStmt, ast.ForNodesStmt, ast.ForEdgesStmt)
 
 

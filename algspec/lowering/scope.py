@@ -18,6 +18,7 @@ PROBED_TYPES = set(ir.CLRS_TYPES)
 STATE_TYPES = {"int": ir.DType.INT, "float": ir.DType.FLOAT, "bool": ir.DType.BOOL}
 RESERVED = {"n", "N", "m", "index", "inf", "pos", "nodes", "true", "false"}
 INDEX_TYPES = ("pointer", "should_be_permutation", "categorical")  # node indices, not numbers
+RETURN = "return"  # the local a procedure's `return` sets (renamed apart per call site)
 
 
 class Abort(Exception):

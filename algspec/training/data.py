@@ -152,10 +152,10 @@ def resolve_source(source: str, generator_params: Mapping[str, Any] | None = Non
         setup_jax()
         if not path.is_file():
             raise SourceError(f"{source}: no such file")
-        import algspec
+        from algspec.compiled import load
 
         try:
-            alg = algspec.load(str(path))
+            alg = load(str(path))
         except Exception as exc:  # the compiler's diagnostics, shown as one line
             msg = str(exc)
             raise SourceError(msg if msg.startswith(source) else f"{source}: {msg}") from exc

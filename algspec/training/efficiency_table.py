@@ -23,12 +23,12 @@ def static_classes(source: str) -> dict[str, Any] | None:
     or a file that does not load (its runs report that failure themselves)."""
     if not is_algorithm_file_name(source):
         return None
-    import algspec
+    from algspec.compiled import load
     from algspec.diagnostics import AlgError
-    from algspec.efficiency.static import EfficiencyError
+    from algspec.efficiency.results import EfficiencyError
 
     try:
-        alg = algspec.load(source)
+        alg = load(source)
         s = alg.static_efficiency()
     except (OSError, ValueError, AlgError, EfficiencyError):
         return None

@@ -250,114 +250,21 @@ def _fmt(cell: dict[str, Any] | None) -> str:
 
 def write_report(grid: Grid, out: Path) -> dict[str, Any]:
     """results.md, results.json and the figures from the finished runs."""
-    from algspec.training.plots import plot_task_curves, plot_time_ratio, read_metrics
-
-    rows = collect(grid, out)
-    table: dict[int, dict[str, dict[str, dict[str, Any]]]] = {}
-    times: dict[int, dict[str, dict[str, dict[str, float]]]] = {}
-    for h in grid.hidden:
-        table[h], times[h] = {}, {}
-        for p in grid.processors:
-            table[h][p] = {}
-            for t in grid.tasks:
-                for role in ROLES:
-                    sel = [x["result"] for x in rows if x["hidden"] == h and
-                           x["processor"] == p and x["task"] == t.name and x["role"] == role]
-                    if not sel:
-                        continue
-                    steps = [st for s in sel if (st := _step_time(s)) is not None]
-                    table[h][p][f"{t.name}/{role}"] = {
-                        **score_cell([s["test"] for s in sel]),
-                        "seconds_per_step": statistics.fmean(steps) if steps else None,
-                    }
-
-    lines = [f"# {grid.name}: out-of-distribution test scores", "", SCORE_NOTE, ""]
-    n_done, n_all = len(rows), len(plan(grid, out))
-    first = rows[0]["result"] if rows else {}
-    # runs saved before result.json named its backend were dm-clrs's model
-    models = sorted({(x["result"].get("backend", "clrs"), x["result"].get("graph", "dense"))
-                     for x in rows})
-    model_text = ", ".join(f"backend {b}" + (f" ({g})" if b != "clrs" else "")
-                           for b, g in models) or "-"
-    lines.append(f"{n_done} of {n_all} runs finished. Test at n = {first.get('test', {}).get('size', '?')}"
-                 f", mean ± sample std over seeds {grid.seeds}; "
-                 f"device: {first.get('device', '?')}; model: {model_text}.")
-    if first:
-        wall = sum(x["result"].get("train_seconds", 0.0) + x["result"].get("test_seconds", 0.0)
-                   for x in rows)
-        lines.append(f"Training: {first.get('steps')} steps of batch {first.get('batch_size')} "
-                     f"on sizes {first.get('train_sizes')}; best-by-validation parameters tested. "
-                     f"Train + test time of the finished runs: {wall / 60:.1f} min.")
-    lines.append("")
     from algspec.training.efficiency_table import efficiency_section
 
+    rows = collect(grid, out)
+    table = _score_table(grid, rows)
+    n_done, n_all = len(rows), len(plan(grid, out))
+    lines = _header_lines(grid, rows, n_done, n_all)
     eff_lines, eff_table = efficiency_section(grid.tasks, table, _stem)
     lines += eff_lines
     figures: dict[str, str] = {}
     time_ratios: dict[int, dict[str, dict[str, float]]] = {}
     for h in grid.hidden if grid.tasks else []:
-        lines += [f"## Hidden size {h}", ""]
-        head1 = "| Arch. | " + " | ".join(f"{t.name} seq. | {t.name} par." for t in grid.tasks) + " |"
-        head2 = "|---|" + "---|---|" * len(grid.tasks)
-        sub = "| | " + " | ".join(f"{_label(t.sequential)} | {_label(t.parallel)}"
-                                  for t in grid.tasks) + " |"
-        lines += [head1, head2, sub]
-        for p in grid.processors:
-            cells = []
-            for t in grid.tasks:
-                seq = table[h][p].get(f"{t.name}/sequential")
-                par = table[h][p].get(f"{t.name}/parallel")
-                s, q = _fmt(seq), _fmt(par)
-                if (seq and par and seq["metric"] == par["metric"]
-                        and not math.isclose(seq["mean"], par["mean"])):
-                    if seq["mean"] > par["mean"]:
-                        s = f"**{s}**"
-                    else:
-                        q = f"**{q}**"
-                cells += [s, q]
-            lines.append(f"| {p} | " + " | ".join(cells) + " |")
-        lines.append("")
-        # Time per step (paper's Figure 4).
-        lines += [f"Seconds per training step at the largest training size (hidden {h}):", "",
-                  "| Arch. | " + " | ".join(f"{t.name} seq. | {t.name} par. | ratio"
-                                           for t in grid.tasks) + " |",
-                  "|---|" + "---|---|---|" * len(grid.tasks)]
-        time_ratios[h] = {t.name: {} for t in grid.tasks}
-        for p in grid.processors:
-            cells = []
-            for t in grid.tasks:
-                seq = (table[h][p].get(f"{t.name}/sequential") or {}).get("seconds_per_step")
-                par = (table[h][p].get(f"{t.name}/parallel") or {}).get("seconds_per_step")
-                ratio = seq / par if seq and par else None
-                if ratio is not None:
-                    time_ratios[h][t.name][p] = ratio
-                cells += [f"{seq:.4f}" if seq else "–", f"{par:.4f}" if par else "–",
-                          f"{ratio:.2f}×" if ratio else "–"]
-            lines.append(f"| {p} | " + " | ".join(cells) + " |")
-        lines.append("")
-        if any(time_ratios[h].values()):
-            png = out / f"time_ratio_h{h}.png"
-            plot_time_ratio(time_ratios[h], png,
-                            title=f"{grid.name}: time per step, sequential / parallel (hidden {h})")
-            figures[f"time_ratio_h{h}"] = png.name
-        # Loss and validation curves per task (paper's Figure 5).
-        for t in grid.tasks:
-            curves: dict[str, dict[str, list]] = {}
-            for p in grid.processors:
-                for role in ROLES:
-                    for x in rows:
-                        if (x["hidden"], x["processor"], x["task"], x["role"]) == (h, p, t.name,
-                                                                                   role):
-                            m = Path(x["dir"]) / "metrics.jsonl"
-                            if m.is_file():
-                                curves.setdefault(p, {}).setdefault(role, []).append(
-                                    read_metrics(m))
-            if curves:
-                png = out / f"curves_{_slug(t.name)}_h{h}.png"
-                plot_task_curves(curves, {"sequential": _label(t.sequential),
-                                          "parallel": _label(t.parallel)}, png,
-                                 title=f"{t.name}, hidden {h}: loss (solid), validation (dashed)")
-                figures[f"curves_{_slug(t.name)}_h{h}"] = png.name
+        lines += _scores_lines(grid, table[h], h)
+        time_lines, time_ratios[h] = _time_lines(grid, table[h], h)
+        lines += time_lines
+        figures.update(_hidden_figures(grid, rows, out, h, time_ratios[h]))
         figs = [f for k, f in figures.items() if k.endswith(f"_h{h}")]
         if figs:
             lines += [f"![{f}]({f})" for f in figs] + [""]
@@ -385,6 +292,131 @@ def write_report(grid: Grid, out: Path) -> dict[str, Any]:
     tmp.write_text(json.dumps(report, indent=2) + "\n")
     os.replace(tmp, out / "results.json")
     return report
+
+
+def _score_table(grid: Grid, rows: list[dict[str, Any]]
+                 ) -> dict[int, dict[str, dict[str, dict[str, Any]]]]:
+    """hidden -> processor -> "task/role" -> the test score cell and seconds per step."""
+    table: dict[int, dict[str, dict[str, dict[str, Any]]]] = {}
+    for h in grid.hidden:
+        table[h] = {}
+        for p in grid.processors:
+            table[h][p] = {}
+            for t in grid.tasks:
+                for role in ROLES:
+                    sel = [x["result"] for x in rows if x["hidden"] == h and
+                           x["processor"] == p and x["task"] == t.name and x["role"] == role]
+                    if not sel:
+                        continue
+                    steps = [st for s in sel if (st := _step_time(s)) is not None]
+                    table[h][p][f"{t.name}/{role}"] = {
+                        **score_cell([s["test"] for s in sel]),
+                        "seconds_per_step": statistics.fmean(steps) if steps else None,
+                    }
+    return table
+
+
+def _header_lines(grid: Grid, rows: list[dict[str, Any]], n_done: int, n_all: int) -> list[str]:
+    """The title, how many runs finished, and the setting they share (sizes, device, model)."""
+    lines = [f"# {grid.name}: out-of-distribution test scores", "", SCORE_NOTE, ""]
+    first = rows[0]["result"] if rows else {}
+    # runs saved before result.json named its backend were dm-clrs's model
+    models = sorted({(x["result"].get("backend", "clrs"), x["result"].get("graph", "dense"))
+                     for x in rows})
+    model_text = ", ".join(f"backend {b}" + (f" ({g})" if b != "clrs" else "")
+                           for b, g in models) or "-"
+    lines.append(f"{n_done} of {n_all} runs finished. Test at n = {first.get('test', {}).get('size', '?')}"
+                 f", mean ± sample std over seeds {grid.seeds}; "
+                 f"device: {first.get('device', '?')}; model: {model_text}.")
+    if first:
+        wall = sum(x["result"].get("train_seconds", 0.0) + x["result"].get("test_seconds", 0.0)
+                   for x in rows)
+        lines.append(f"Training: {first.get('steps')} steps of batch {first.get('batch_size')} "
+                     f"on sizes {first.get('train_sizes')}; best-by-validation parameters tested. "
+                     f"Train + test time of the finished runs: {wall / 60:.1f} min.")
+    lines.append("")
+    return lines
+
+
+def _scores_lines(grid: Grid, table: dict[str, dict[str, dict[str, Any]]], h: int) -> list[str]:
+    """The scores table of one hidden size: the better of sequential and parallel in bold."""
+    lines = [f"## Hidden size {h}", ""]
+    head1 = "| Arch. | " + " | ".join(f"{t.name} seq. | {t.name} par." for t in grid.tasks) + " |"
+    head2 = "|---|" + "---|---|" * len(grid.tasks)
+    sub = "| | " + " | ".join(f"{_label(t.sequential)} | {_label(t.parallel)}"
+                              for t in grid.tasks) + " |"
+    lines += [head1, head2, sub]
+    for p in grid.processors:
+        cells = []
+        for t in grid.tasks:
+            seq = table[p].get(f"{t.name}/sequential")
+            par = table[p].get(f"{t.name}/parallel")
+            s, q = _fmt(seq), _fmt(par)
+            if (seq and par and seq["metric"] == par["metric"]
+                    and not math.isclose(seq["mean"], par["mean"])):
+                if seq["mean"] > par["mean"]:
+                    s = f"**{s}**"
+                else:
+                    q = f"**{q}**"
+            cells += [s, q]
+        lines.append(f"| {p} | " + " | ".join(cells) + " |")
+    lines.append("")
+    return lines
+
+
+def _time_lines(grid: Grid, table: dict[str, dict[str, dict[str, Any]]], h: int
+                ) -> tuple[list[str], dict[str, dict[str, float]]]:
+    """Time per step (the paper's Figure 4) of one hidden size, and task -> processor ->
+    sequential / parallel ratio."""
+    lines = [f"Seconds per training step at the largest training size (hidden {h}):", "",
+             "| Arch. | " + " | ".join(f"{t.name} seq. | {t.name} par. | ratio"
+                                      for t in grid.tasks) + " |",
+             "|---|" + "---|---|---|" * len(grid.tasks)]
+    ratios: dict[str, dict[str, float]] = {t.name: {} for t in grid.tasks}
+    for p in grid.processors:
+        cells = []
+        for t in grid.tasks:
+            seq = (table[p].get(f"{t.name}/sequential") or {}).get("seconds_per_step")
+            par = (table[p].get(f"{t.name}/parallel") or {}).get("seconds_per_step")
+            ratio = seq / par if seq and par else None
+            if ratio is not None:
+                ratios[t.name][p] = ratio
+            cells += [f"{seq:.4f}" if seq else "–", f"{par:.4f}" if par else "–",
+                      f"{ratio:.2f}×" if ratio else "–"]
+        lines.append(f"| {p} | " + " | ".join(cells) + " |")
+    lines.append("")
+    return lines, ratios
+
+
+def _hidden_figures(grid: Grid, rows: list[dict[str, Any]], out: Path, h: int,
+                    ratios: dict[str, dict[str, float]]) -> dict[str, str]:
+    """The figures of one hidden size: the time ratio, and the loss and validation
+    curves per task (the paper's Figure 5); figure key -> file name."""
+    from algspec.training.plots import plot_task_curves, plot_time_ratio, read_metrics
+
+    figures: dict[str, str] = {}
+    if any(ratios.values()):
+        png = out / f"time_ratio_h{h}.png"
+        plot_time_ratio(ratios, png,
+                        title=f"{grid.name}: time per step, sequential / parallel (hidden {h})")
+        figures[f"time_ratio_h{h}"] = png.name
+    for t in grid.tasks:
+        curves: dict[str, dict[str, list]] = {}
+        for p in grid.processors:
+            for role in ROLES:
+                for x in rows:
+                    if (x["hidden"], x["processor"], x["task"], x["role"]) == (h, p, t.name, role):
+                        m = Path(x["dir"]) / "metrics.jsonl"
+                        if m.is_file():
+                            curves.setdefault(p, {}).setdefault(role, []).append(
+                                read_metrics(m))
+        if curves:
+            png = out / f"curves_{_slug(t.name)}_h{h}.png"
+            plot_task_curves(curves, {"sequential": _label(t.sequential),
+                                      "parallel": _label(t.parallel)}, png,
+                             title=f"{t.name}, hidden {h}: loss (solid), validation (dashed)")
+            figures[f"curves_{_slug(t.name)}_h{h}"] = png.name
+    return figures
 
 
 def _variants_section(grid: Grid, rows: list[dict[str, Any]]

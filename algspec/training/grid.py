@@ -275,10 +275,10 @@ def _label(source: str) -> str:
     stem), the file stem if it does not load, or the dm-clrs name as given."""
     if not is_algorithm_file_name(source):
         return source
-    import algspec
+    from algspec.compiled import load
     from algspec.diagnostics import AlgError
     try:
-        return algspec.load(source).name
+        return load(source).name
     except (AlgError, OSError, ValueError):  # a file changed or gone since its runs
         return _stem(source)
 

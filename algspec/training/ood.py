@@ -65,14 +65,14 @@ def check_families(config: TrainConfig, source_path: str | None,
     others = [f for f in families if f != TRAINED]
     if not others:
         return
-    import algspec
+    from algspec.compiled import load
     from algspec.source_file import is_algorithm_file_name
 
     path = _file_of(config, source_path)
     if not is_algorithm_file_name(path):
         raise ValueError(f"--family {others[0]}: {path} is a dm-clrs algorithm; graph "
                          "families switch the generators of an .alg file")
-    alg = algspec.load(path)
+    alg = load(path)
     for family in others:
         try:
             alg.generator_params(**family_params(config, family))

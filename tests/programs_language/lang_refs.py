@@ -164,6 +164,10 @@ def kmp_failure(s, n, N):
     return {"blen": f.astype(float), "bptr": np.where(f > 0, f - 1, np.arange(n))}
 
 
+def kmp_failure_total(s, n, N):  # the same program, its inner loop under `total bound n`
+    return kmp_failure(s, n, N)
+
+
 def heap_build(key, n, N):
     import heapq
     items = [(key[i], i) for i in range(n)]

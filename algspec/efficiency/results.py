@@ -1,0 +1,129 @@
+"""What the static analysis returns: the classes of one algorithm, and its one error.
+
+Every pass of the analysis (`algspec.efficiency.analysis`) and every reader of
+its result (CLI, lint, measured comparison) shares these types, so they live
+apart from any pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from algspec import ir
+from algspec.diagnostics import AlgError, Diagnostic, Span
+from algspec.efficiency import worst_case
+from algspec.efficiency.asymptotic import Asymptotic
+
+E605_HELP = ("write it as a class n^a m^b log^c n (log log n)^d (log* n)^e: n, m, log2, "
+             "log_star, sqrt, min, max, constant powers and 2 ** (k * log2(n) + c) "
+             "(`algspec explain E605`)")
+
+
+class EfficiencyError(AlgError, ValueError):
+    """A size expression the analysis cannot classify (E605 at the expression).
+
+    Raised by `analyse` (and so by `CompiledAlgorithm.static_efficiency()`) for a loop
+    bound, `calls` bound or node count whose class is not n^a m^b log^c n (log log n)^d
+    (log* n)^e (`2 ** n`), or that cannot be bounded (`n / (n - n)`). It is an `AlgError`, so
+    `diagnostics` holds the diagnostic the CLI prints, and a `ValueError`.
+    """
+
+    def __init__(self, message: str, span: Span | None = None, path: str | None = None):
+        self.span = span or Span()
+        self.message = message
+        self.path = path
+        super().__init__([Diagnostic(code="E605", message=message, span=self.span,
+                                     path=path or "<string>", help=E605_HELP)])
+
+    def at(self, path: str | None) -> EfficiencyError:
+        """The same error in file `path`, unless it already names one."""
+        if self.path is not None or path is None:
+            return self
+        return EfficiencyError(self.message, self.span, path)
+
+
+@dataclass
+class LoopInfo:
+    """A loop that records frames: what one iteration of its body costs."""
+
+    stmt: ir.Statement
+    kind: str
+    bound: Asymptotic              # iterations per execution
+    iterations: Asymptotic         # total iterations over the run
+    records: Asymptotic            # frames recorded per iteration
+    work: Asymptotic               # active nodes per iteration
+    record_ids: list[int]          # Record statements whose innermost loop this is
+
+
+@dataclass
+class StaticEfficiency:
+    """Worst-case classes of one algorithm; every field prints and `.evaluate(n=, m=)`s."""
+
+    name: str
+    nodes: Asymptotic              # N, processors
+    edges: Asymptotic              # |E|, interconnection edges (with self-loops)
+    rounds: Asymptotic             # T, hint frames
+    work: Asymptotic               # sum over rounds of active nodes
+    active_edges: Asymptotic       # sum over rounds of active edges
+    capacity: Asymptotic           # c = N T
+    node_efficiency: Asymptotic    # eta = work / c
+    edge_efficiency: Asymptotic    # epsilon = active edges / (T |E|)
+    graph: str = "complete"
+    record_counts: dict[int, Asymptotic] = field(default_factory=dict)
+    loops: list[LoopInfo] = field(default_factory=list)
+    records: dict[int, ir.Record] = field(default_factory=dict)
+    innermost_loop: dict[int, int | None] = field(default_factory=dict)
+    whp: bool = False  # a `bound ... whp` loop: the classes hold with high probability
+    # Both ends of work, active edges, eta and epsilon (`worst_case.ClassRange`, keyed as
+    # `worst_case.RANGED`); the fields above are the fewest end, the worst case.
+    ranges: dict[str, worst_case.ClassRange] = field(default_factory=dict)
+
+    @property
+    def T(self) -> Asymptotic:
+        return self.rounds
+
+    @property
+    def c(self) -> Asymptotic:
+        return self.capacity
+
+    @property
+    def eta(self) -> Asymptotic:
+        return self.node_efficiency
+
+    @property
+    def epsilon(self) -> Asymptotic:
+        return self.edge_efficiency
+
+    def classes(self) -> dict[str, Asymptotic]:
+        """The printed classes in a fixed order (names as in `algspec efficiency`)."""
+        return {"N": self.nodes, "|E|": self.edges, "T": self.rounds, "work": self.work,
+                "active_edges": self.active_edges, "c": self.capacity,
+                "eta": self.node_efficiency, "epsilon": self.edge_efficiency}
+
+    def as_dict(self) -> dict[str, str]:
+        return {k: str(v) for k, v in self.classes().items()}
+
+    def range(self, q: str) -> worst_case.ClassRange:
+        """Both ends of quantity `q` (a key of `classes()`); one-ended ones are equal."""
+        if q in self.ranges:
+            return self.ranges[q]
+        c = self.classes()[q]
+        return worst_case.ClassRange(c, c)
+
+    def ranges_dict(self) -> dict[str, dict[str, str]]:
+        """`{"eta": {"fewest": ..., "most": ...}, ...}` for every printed class (JSON)."""
+        return {q: self.range(q).as_dict() for q in self.classes()}
+
+    def __str__(self) -> str:
+        return format_static(self)
+
+
+def format_static(s: StaticEfficiency) -> str:
+    """A few lines for `algspec compile` and `algspec efficiency`."""
+    return (f"{s.name}: T = {s.rounds}{' (whp)' if s.whp else ''}, N = {s.nodes}, |E| = {s.edges} ({s.graph} graph)\n"
+            f"  capacity c = {s.capacity}   node efficiency eta = {s.node_efficiency}   "
+            f"edge efficiency epsilon = {s.edge_efficiency}\n"
+            f"  work = {s.work}   active edges = {s.active_edges}   (worst case)")
+
+
+__all__ = ["E605_HELP", "EfficiencyError", "LoopInfo", "StaticEfficiency", "format_static"]
