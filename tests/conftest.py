@@ -45,6 +45,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.module not in has_slow)
 
 
+@pytest.fixture(scope="session")
+def feedback_check():
+    """The one Feedback/probe checker (tests/feedback_check.py: `compare`, `check_feedback`,
+    `check_probe`); modules may also import it as `from tests.feedback_check import ...`."""
+    from tests import feedback_check
+    return feedback_check
+
+
+@pytest.fixture(scope="session")
+def corpus():
+    """The `.alg` fixtures' header expectations (tests/corpus_expectations.py)."""
+    from tests import corpus_expectations
+    return corpus_expectations
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

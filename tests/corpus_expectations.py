@@ -216,3 +216,17 @@ def reference_of(path: Path) -> Callable | None:
         return None
     table, name = e.reference.split("/", 1)
     return reference_tables()[table][name]
+
+
+def check_reference(e: Expectations, n: int) -> None:
+    """One small check of a file against the reference its header names, by its table's
+    checker (sequential, language: tests/feedback_check.py; parallel: its suite's)."""
+    import algspec
+    table, name = e.reference.split("/", 1)
+    alg = algspec.load(e.path)
+    if table == "parallel":
+        from tests.test_programs_parallel_match_references import check_reference as check
+        check(alg, name, (n,))
+        return
+    from tests.feedback_check import compare
+    compare(alg, corpus_name(e.path), n, 2, 0, reference_tables()[table][name])

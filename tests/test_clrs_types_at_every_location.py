@@ -23,6 +23,7 @@ from typer.testing import CliRunner
 
 import algspec
 from algspec.training.commands import register as register_training
+from tests.feedback_check import check_probe
 
 HERE = Path(__file__).parent / "programs_clrs_types"
 FILES = sorted(HERE.glob("*.alg"))
@@ -44,19 +45,12 @@ def _nodes(fb: Any) -> int:
     return next(dp.data.shape[1] for dp in fb.features.inputs if dp.name == "pos")
 
 
-def _check_datapoint(spec: tuple[str, str, str], data: np.ndarray, lead: tuple[int, ...],
+def _check_datapoint(alg: Any, name: str, data: np.ndarray, lead: tuple[int, ...],
                      nodes: int) -> None:
-    """Shape `lead + location (+ classes)` and values the CLRS type allows."""
-    _, loc, type_ = spec
-    core = {"node": (nodes,), "edge": (nodes, nodes), "graph": ()}[loc]
-    if type_ == "categorical":
-        assert data.shape[:-1] == lead + core and data.shape[-1] >= 2, data.shape
-    else:
-        assert data.shape == lead + core, (data.shape, lead + core)
-    if type_ in ("pointer", "should_be_permutation"):
-        assert np.all(data == np.round(data)) and data.min() >= -1 and data.max() < nodes
-    if type_ in ("mask", "mask_one", "categorical"):
-        assert np.isin(data, (-1.0, 0.0, 1.0)).all()
+    """Shape `lead + location (+ classes)`, float32, and values the CLRS type allows (-1 only
+    where the declaration is `masked`): the one probe check, tests/feedback_check.py."""
+    masked = alg.ir.decl(name).masked is not None
+    check_probe(name, alg.spec[name], data, lead, nodes, masked=masked)
 
 
 @pytest.fixture(scope="module")
@@ -87,11 +81,11 @@ def test_feedback_is_what_the_spec_promises(clrs: Any, path: Path) -> None:
     lengths = np.asarray(fb.features.lengths)
     assert lengths.shape == (B,) and lengths.dtype == np.float64
     for dp in fb.features.inputs + fb.outputs:
-        _check_datapoint(alg.spec[dp.name], np.asarray(dp.data), (B,), nodes)
+        _check_datapoint(alg, dp.name, np.asarray(dp.data), (B,), nodes)
     for dp in fb.features.hints:  # time axis first, padded to the dataset's longest
         data = np.asarray(dp.data)
         assert data.shape[0] >= lengths.max() >= 1
-        _check_datapoint(alg.spec[dp.name], data, (data.shape[0], B), nodes)
+        _check_datapoint(alg, dp.name, data, (data.shape[0], B), nodes)
     if "pos" in alg.spec and alg.ir.decl("pos").implicit:  # CLRS's pos: first, index / N
         assert next(iter(alg.spec)) == "pos"
         pos = next(dp.data for dp in fb.features.inputs if dp.name == "pos")

@@ -33,13 +33,14 @@ import pytest
 from typer.testing import CliRunner
 
 import algspec
-from tests import corpus_expectations as corpus
 from algspec import ir
 from algspec.cli import app
 from algspec.compiled import load_source
 from algspec.efficiency.asymptotic import Asymptotic
 from algspec.efficiency.measured import silent_statements
 from algspec.efficiency.selection import fit_share
+from tests import corpus_expectations as corpus
+from tests.feedback_check import compare
 
 HERE = Path(__file__).resolve().parent / "programs_parallel"
 SIZES = (1, 2, 3, 5, 16)
@@ -194,10 +195,15 @@ def _check_geometric(inputs: dict, outputs: dict) -> None:
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_program_matches_its_reference_and_batches_equal_traces(name: str) -> None:
-    alg = algspec.load(HERE / f"{name}.alg")
-    ref = REFERENCES[PROGRAMS[name]]
+    check_reference(algspec.load(FILES[name].path), PROGRAMS[name], SIZES)
+
+
+def check_reference(alg, name: str, sizes) -> None:
+    """Batched runs equal per-sample traces, and the outputs the reference `name`'s (or,
+    randomised, valid) on random inputs at each size n (used by tests/test_corpus_expectations.py)."""
+    ref = REFERENCES[name]
     given = _given(alg)
-    for n in SIZES:
+    for n in sizes:
         B = n + 1 if n != 5 else 7
         traj = alg.sample(n, B, seed=n)
         for b in range(B):
@@ -492,18 +498,7 @@ def test_feedback_batches_equal_per_sample_traces(name: str) -> None:
     """The CLRS sampler's batches (padding, private inputs, rand()) replay sample by sample."""
     pytest.importorskip("clrs")
     alg = algspec.load(HERE / f"{name}.alg")
-    given = _given(alg)
     for n in (1, 5):
         sampler = alg.sampler(length=n, num_samples=-1, seed=n)
         for B in (1, 2, n, n + 1, 7):
-            fb = sampler.next(B)
-            keys = sampler.last_rand_keys
-            inputs = {d.name: np.asarray(d.data) for d in fb.features.inputs}
-            for b in range(B):
-                out, _ = alg.trace(n=n, rand_key=None if keys is None else int(keys[b]),
-                                   **{k: v[b] for k, v in inputs.items() if k in given})
-                out = out if isinstance(out, dict) else {fb.outputs[0].name: out}
-                for d in fb.outputs:
-                    np.testing.assert_allclose(np.asarray(out[d.name], np.float64),
-                                               np.asarray(d.data[b], np.float64), atol=1e-5,
-                                               err_msg=f"{name} n={n} B={B} `{d.name}`")
+            compare(alg, name, n, B, sampler=sampler)

@@ -19,21 +19,26 @@ from algspec.diagnostics import AlgError
 
 HERE = Path(__file__).parent / "programs_sequential"
 sys.path.insert(0, str(HERE))
-from check import compare
 from refs import REFERENCES
 
-PROGRAMS = sorted(p.stem for p in HERE.glob("*.alg"))
+from tests import corpus_expectations as corpus
+from tests.feedback_check import compare
+
+FILES = corpus.folder("programs_sequential")  # each names its reference in its header
+PROGRAMS = sorted(FILES)
 
 
 def test_every_program_has_a_reference() -> None:
     assert len(PROGRAMS) >= 12 and set(PROGRAMS) <= set(REFERENCES)
+    assert all(FILES[name].reference == f"sequential/{name}" for name in PROGRAMS)
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_program_matches_reference_batched_and_single(name: str) -> None:
-    alg = algspec.load(HERE / f"{name}.alg")
+    alg = algspec.load(FILES[name].path)
+    ref = corpus.reference_of(FILES[name].path)
     for n, batch, seed in ((1, 2, 0), (2, 3, 1), (5, 6, 2), (16, 3, 3)):
-        compare(alg, name, n, batch, seed, REFERENCES[name])
+        compare(alg, name, n, batch, seed, ref)
 
 
 # ---------------------------------------------------------------- regressions
@@ -88,21 +93,21 @@ def test_unknown_type_does_not_cascade_into_unknown_names() -> None:
 # ---------------------------------------------------------------- wrong variants
 
 WRONG = [  # (program, old, new, code, line)
-    ("prefix_max", "m_h[i] = key[i]\n", "m_h[i] = key[i] and true\n", "E205", 18),
-    ("dfs_stack", "pi_h[w] = u\n", "pi_h[w] = uu\n", "E206", 26),
-    ("dfs_stack", "bound 2 * n", "bound top", "E601", 21),
-    ("selection_sort", "a[i], a[mn] = a[mn], a[i]", "key[i] = 0.0", "E301", 18),
-    ("count_inversions", "cnt += count", "partial = 1.0; cnt += count", "E302", 16),
-    ("bfs_dist", "directed = true)", "directed = true, bogus = 2)", "E105", 8),
-    ("lis", "        prv[i] = j\n    }\n", "        prv[i] = j\n", "E002", 22),
-    ("gcd_all", "uniform_int(", "uniform_integer(", "E104", 6),
-    ("kahn_topo", "{ indeg[v] -= 1 }", "{ u = v }", "E401", 22),
-    ("fw_dist", "            D[i, j] = D[i, k]", "            D[i] = D[i, k]", "E202", 18),
-    ("gcd_all", "euclid(g, int(val[i]))", "euclid(g)", "E702", 27),
-    ("prefix_max", "\nrecord\n", "\nrecord; break\n", "E503", 15),
-    ("prim_stable", "s: mask_one ~ source_node()", "s: mask_one ~ uniform()", "E110", 7),
-    ("insertion_sort_ptr", "j -= 1", "j -= 1 $", "E001", 20),
-    ("union_find", "proc find_b(x)", "proc find_a(x)", "E707", 21),
+    ("prefix_max", "m_h[i] = key[i]\n", "m_h[i] = key[i] and true\n", "E205", 19),
+    ("dfs_stack", "pi_h[w] = u\n", "pi_h[w] = uu\n", "E206", 27),
+    ("dfs_stack", "bound 2 * n", "bound top", "E601", 22),
+    ("selection_sort", "a[i], a[mn] = a[mn], a[i]", "key[i] = 0.0", "E301", 19),
+    ("count_inversions", "cnt += count", "partial = 1.0; cnt += count", "E302", 17),
+    ("bfs_dist", "directed = true)", "directed = true, bogus = 2)", "E105", 9),
+    ("lis", "        prv[i] = j\n    }\n", "        prv[i] = j\n", "E002", 23),
+    ("gcd_all", "uniform_int(", "uniform_integer(", "E104", 7),
+    ("kahn_topo", "{ indeg[v] -= 1 }", "{ u = v }", "E401", 23),
+    ("fw_dist", "            D[i, j] = D[i, k]", "            D[i] = D[i, k]", "E202", 19),
+    ("gcd_all", "euclid(g, int(val[i]))", "euclid(g)", "E702", 28),
+    ("prefix_max", "\nrecord\n", "\nrecord; break\n", "E503", 16),
+    ("prim_stable", "s: mask_one ~ source_node()", "s: mask_one ~ uniform()", "E110", 8),
+    ("insertion_sort_ptr", "j -= 1", "j -= 1 $", "E001", 21),
+    ("union_find", "proc find_b(x)", "proc find_a(x)", "E707", 22),
 ]
 
 

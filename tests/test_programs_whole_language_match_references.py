@@ -21,23 +21,31 @@ from algspec.diagnostics import AlgError, RuntimeFault
 
 HERE = Path(__file__).parent / "programs_language"
 sys.path.insert(0, str(HERE))
-from lang_check import compare
 from lang_refs import REFERENCES
 
-PROGRAMS = sorted(p.stem for p in HERE.glob("*.alg"))
-SIZES = {"naive_match": (3, 5, 16)}  # a needle of 1 needs n >= 3 (CLRS's matcher)
+from tests import corpus_expectations as corpus
+from tests.feedback_check import compare
+
+FILES = corpus.folder("programs_language")  # each names its reference in its header
+PROGRAMS = sorted(FILES)
+# the sizes a file's header asks for (`# expect sizes:`; naive_match: a needle of 1 needs
+# n >= 3, CLRS's matcher)
+SIZES = {name: e.sizes for name, e in FILES.items() if e.sizes is not None}
 
 
 def test_every_program_has_a_reference() -> None:
     assert len(PROGRAMS) >= 25 and set(PROGRAMS) <= set(REFERENCES)
+    assert all(FILES[name].reference == f"language/{name}" for name in PROGRAMS)
+    assert SIZES == {"naive_match": (3, 5, 16)}
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_program_matches_reference_batched_and_single(name: str) -> None:
-    alg = algspec.load(HERE / f"{name}.alg")
+    alg = algspec.load(FILES[name].path)
     sizes = SIZES.get(name, (1, 2, 5, 16))
+    ref = corpus.reference_of(FILES[name].path)
     for k, n in enumerate(sizes):
-        compare(alg, name, n, (1, 7, 2, 3)[k], seed=k)
+        compare(alg, name, n, (1, 7, 2, 3)[k], seed=k, ref=ref)
 
 
 def test_heap_build_leaves_a_min_heap() -> None:
@@ -169,31 +177,31 @@ def test_replay_with_private_inputs_passes_the_stored_derived_inputs() -> None:
 # ---------------------------------------------------------------- wrong variants
 
 WRONG = [  # (program, old, new, code, line, column)
-    ("insertion_sort", "> key[k] bound n {", "> key[k] {", "E604", 19, 5),
-    ("union_find_rec", "proc find(x) depth n + 1 {", "proc find(x) {", "E703", 15, 1),
+    ("insertion_sort", "> key[k] bound n {", "> key[k] {", "E604", 20, 5),
+    ("union_find_rec", "proc find(x) depth n + 1 {", "proc find(x) {", "E703", 16, 1),
     ("merge_sort_rec", "depth ceil(log2(n)) + 2 calls 2 * n {", "depth ceil(log2(n)) + 2 {",
-     "E703", 33, 1),
-    ("selection_inc", '"lib/swap.alg"', '"lib/swapp.alg"', "E704", 18, 1),
-    ("heap_build", "    sift_up(i)\n", "    sift_up(i, 2)\n", "E702", 42, 5),
-    ("bfs_edges", "nxt[v] = true by any", "nxt[v] = true", "E401", 26, 9),
-    ("bfs_edges", "pi_h[v] = u by argmin u", "pi_h[v] = u by argmin", "E402", 25, 24),
+     "E703", 34, 1),
+    ("selection_inc", '"lib/swap.alg"', '"lib/swapp.alg"', "E704", 19, 1),
+    ("heap_build", "    sift_up(i)\n", "    sift_up(i, 2)\n", "E702", 43, 5),
+    ("bfs_edges", "nxt[v] = true by any", "nxt[v] = true", "E401", 27, 9),
+    ("bfs_edges", "pi_h[v] = u by argmin u", "pi_h[v] = u by argmin", "E402", 26, 24),
     ("bellman_argmin", "hint   node d: scalar masked", "state  node d: float masked",
-     "E105", 13, 35),
-    ("prefix_max_scan", "step = step << 1\n", "step = step << 1.0\n", "E205", 23, 20),
+     "E105", 14, 35),
+    ("prefix_max_scan", "step = step << 1\n", "step = step << 1.0\n", "E205", 24, 20),
     ("kmp_failure", "categorical(3) ~ random_string(chars = 3)",
-     "categorical(2) ~ random_string(chars = 3)", "E110", 8, 31),
+     "categorical(2) ~ random_string(chars = 3)", "E110", 9, 31),
     ("counting_sort", "hint   graph nxt: categorical(4)", "hint   graph nxt: mask_one",
-     "E103", 11, 1),
-    ("cycle_walk", "input  graph start: pointer", "input  node start: pointer", "E104", 10, 28),
-    ("list_rank", "    round {\n", "    round {\n        record\n", "E501", 18, 9),
-    ("int_prefix", "state  graph run: int = 0", "state  graph N: int = 0", "E109", 14, 14),
-    ("subtree_size", "visit(c, d + 1)", "visit(c, d + 1.5)", "E205", 22, 22),
-    ("naive_match", "found[sh] = ok", "found[sh, sh] = ok", "E202", 25, 9),
-    ("reach_closure", "changed = true by any", "changed = 1 by any", "E205", 22, 19),
+     "E103", 12, 1),
+    ("cycle_walk", "input  graph start: pointer", "input  node start: pointer", "E104", 11, 28),
+    ("list_rank", "    round {\n", "    round {\n        record\n", "E501", 19, 9),
+    ("int_prefix", "state  graph run: int = 0", "state  graph N: int = 0", "E109", 15, 14),
+    ("subtree_size", "visit(c, d + 1)", "visit(c, d + 1.5)", "E205", 23, 22),
+    ("naive_match", "found[sh] = ok", "found[sh, sh] = ok", "E202", 27, 9),
+    ("reach_closure", "changed = true by any", "changed = 1 by any", "E205", 23, 19),
     ("bits", "forall v { g[v] = v ^ (v >> 1) }",
-     "forall v { forall u { g[v] = v ^ (v >> 1) } }", "E502", 18, 12),
-    ("quicksort_rec", "    qsort(lo, i)\n", "    round { qsort(lo, i) }\n", "E708", 23, 13),
-    ("lcs_dp", "string_split()", "string_split(length_2 = 0.5)", "E105", 9, 25),
+     "forall v { forall u { g[v] = v ^ (v >> 1) } }", "E502", 19, 12),
+    ("quicksort_rec", "    qsort(lo, i)\n", "    round { qsort(lo, i) }\n", "E708", 24, 13),
+    ("lcs_dp", "string_split()", "string_split(length_2 = 0.5)", "E105", 10, 25),
 ]
 
 

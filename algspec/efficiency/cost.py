@@ -240,6 +240,8 @@ class CostPass:
                                                       dtype=ir.DType.BOOL), (s.id, "else"))
         a = self.block(s.then, then_stack)
         b = self.block(s.otherwise, else_stack)
+        if seq and not self.taint.expr(s.cond):
+            a, b = self._branch_share(s, "then", a), self._branch_share(s, "else", b)
         if seq and self.end is worst_case.FEWEST and self.taint.expr(s.cond) and \
                 None not in (a.cont, b.cont) and a.brk is None is b.brk:
             # the controller's choice on data: the branch T needs, else the cheaper
@@ -248,6 +250,18 @@ class CostPass:
             cond + (plus(a.cont, b.cont) or Cost())
         brk = plus(a.brk, b.brk)
         return Summary(cont, None if brk is None else cond + brk)
+
+    def _branch_share(self, s: ir.If, side: str, branch: Summary) -> Summary:
+        """A sequential branch on a data-independent condition, charged for the share of
+        the `if`'s executions that take it (`selection` counts them): `if p == 0` in a
+        loop of n trips runs its branch once, not n times."""
+        share = self.sel.share((s.id, side))
+        if share is None or share == one:
+            return branch
+
+        def part(c: Cost | None) -> Cost | None:  # a branch that never runs: no path
+            return None if c is None or share.is_zero else c.times(share)
+        return Summary(part(branch.cont), part(branch.brk))
 
     def _recur(self, s: ir.Recur, stack: list[Binder]) -> Summary:
         c = Cost()  # its body is counted by the Proc's `calls` bound

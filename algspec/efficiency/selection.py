@@ -19,6 +19,8 @@ The static analysis multiplies that share by the processors and by the loop
 bounds around the statement, so geometric series come out as the textbook
 classes (tree reduction: work n, eta 1/log n).
 
+A sequential `if` on such values (and on node state the program computes from no
+input, such as a sieve's marks) counts the share of its executions taking each branch.
 The same run counts each loop's trips per execution against its declared bound
 (site (loop id, "trips")): a loop whose data-independent range or condition stops
 it early (a pass over a prefix that doubles each phase) gets its real trip count.
@@ -97,6 +99,8 @@ class _Skeleton:
         self.procs: dict[tuple[int, str], float] = {}
         self.unknown: set[tuple[int, str]] = set()
         self.env: dict[str, object] = {}
+        for name in _tracked_arrays(prog, names):  # node state computed from no input
+            self.env[name] = np.zeros(self.N, np.float64)
         for d in prog.decls:
             if d.loc == ir.Loc.GRAPH and d.derived is None and d.name not in names:
                 src = d.initial
@@ -120,6 +124,8 @@ class _Skeleton:
             if e.name in self.names or e.name not in env:
                 raise _Unknown
             return env[e.name]
+        if isinstance(e, ir.Read):
+            return self._read(e, idx, env)
         if isinstance(e, ir.Cond):
             return np.where(self.ev(e.cond, idx, env), self.ev(e.then, idx, env),
                             self.ev(e.otherwise, idx, env))
@@ -133,6 +139,16 @@ class _Skeleton:
             return op.numpy(*vals)
         except (ZeroDivisionError, FloatingPointError, ValueError):
             raise _Unknown from None
+
+    def _read(self, e: ir.Read, idx: dict, env: dict):
+        """`x[i]` of node state the skeleton tracks (written only by sequential code)."""
+        arr = env.get(e.name)
+        if e.loc != ir.Loc.NODE or not isinstance(arr, np.ndarray) or len(e.indices) != 1:
+            raise _Unknown
+        i = np.asarray(self.ev(e.indices[0], idx, env))
+        if i.shape != () or not 0 <= int(i) < len(arr):
+            raise _Unknown
+        return arr[int(i)]
 
     def _scalar(self, e: ir.Expr, env: dict | None = None):
         v = np.asarray(self.ev(e, {}, env))
@@ -170,6 +186,16 @@ class _Skeleton:
         for t, v in zip(s.targets, s.values):
             if t.loc == ir.Loc.GRAPH and not t.indices:
                 self._set(t.name, v, self.env)
+            elif isinstance(self.env.get(t.name), np.ndarray):
+                arr = self.env.pop(t.name)
+                try:
+                    i, x = int(self._scalar(t.indices[0])), float(self._scalar(v))
+                except (_Unknown, TypeError, ValueError):
+                    continue  # forgotten: later reads are unknown
+                if 0 <= i < len(arr):
+                    arr = arr.copy()  # the branches of an `if` share what came before
+                    arr[i] = x
+                    self.env[t.name] = arr
 
     def _let(self, s: ir.Let, certain: bool) -> None:
         self._set(s.name, s.value, self.env)
@@ -182,11 +208,18 @@ class _Skeleton:
         return None  # a frame; a recursive call (its procedure forgot what it changes)
 
     def _if(self, s: ir.If, certain: bool) -> None:
+        """A data-independent condition runs one branch (counted per execution, so the
+        cost pass charges a branch its share); otherwise both run, forgetting what
+        they disagree on."""
         try:
             c = bool(self._scalar(s.cond)) if not self.tainted(s.cond) else None
         except _Unknown:
             c = None
+            if not self.tainted(s.cond):
+                self.unknown.update({(s.id, "then"), (s.id, "else")})
         if c is not None:
+            self._count((s.id, "then"), float(c), 1.0)
+            self._count((s.id, "else"), float(not c), 1.0)
             self.block(s.then if c else s.otherwise, certain)
             return
         before = dict(self.env)
@@ -275,6 +308,12 @@ class _Skeleton:
         for v in getattr(s, "vars", ()):  # an edge loop's ends are data
             self.env.pop(v, None)
         trips = 0
+        if isinstance(s, ir.ForRange) and not isinstance(ks, itertools.repeat) and \
+                self._opaque(s.body):
+            # nothing in the body is counted or steers the skeleton: count, do not run
+            trips = sum(1 for _ in ks)
+            self._forget(s.body + [s])
+            ks = ()
         for k in ks:
             if not s.body:
                 self._tick()  # a body's statements tick themselves
@@ -298,6 +337,30 @@ class _Skeleton:
             # Trips per execution against the bound: a pass over a doubling prefix
             # (`for j in 0 .. len bound n`, len = 1, 2, 4, ...) runs 2n trips in all, not n log n.
             self._count((s.id, "trips"), float(trips), float(bound))
+
+    def _opaque(self, body: list[ir.Statement]) -> bool:
+        """A body of plain statements and `if`s on data, writing no state the skeleton
+        follows: running it counts nothing and decides nothing later code reads."""
+        for x, _ in ir.walk_statements(body):
+            if isinstance(x, ir.If) and not self.tainted(x.cond):
+                return False
+            if not isinstance(x, (ir.Assign, ir.Let, ir.Record, ir.If)):
+                return False
+            if isinstance(x, ir.Assign) and any(
+                    isinstance(self.env.get(t.name), np.ndarray) for t in x.targets):
+                return False
+        return True
+
+    def _forget(self, stmts: list[ir.Statement]) -> None:
+        """Forget the graph values and locals `stmts` may change."""
+        for x, _ in ir.walk_statements(stmts):
+            if isinstance(x, ir.Assign):
+                for t in x.targets:
+                    self.env.pop(t.name, None)
+            elif isinstance(x, ir.Let):
+                self.env.pop(x.name, None)
+            elif isinstance(x, ir.ForRange):
+                self.env.pop(x.var, None)
 
     # ------------------------------------------------------------ processors
     def forall(self, s: ir.Forall, env: dict) -> None:
@@ -488,7 +551,28 @@ def has_sites(prog: ir.Program, tainted: Callable[[ir.Expr], bool]) -> bool:
         if isinstance(s, ir.If) and any(isinstance(p, ir.Forall) for p in parents) \
                 and not tainted(s.cond):
             return True
+        if isinstance(s, ir.If) and not tainted(s.cond) and _records(s):
+            return True  # a sequential branch that records: T counts what runs
     return False
+
+
+def _records(s: ir.If) -> bool:
+    return any(isinstance(x, ir.Record) for x, _ in ir.walk_statements(s.then + s.otherwise))
+
+
+def _tracked_arrays(prog: ir.Program, names: set[str]) -> list[str]:
+    """Node state the skeleton can follow: no input, no initial value, written only by
+    sequential `x[i] = e` (not by processors, rounds or recursion)."""
+    cands = {d.name for d in prog.decls if d.loc == ir.Loc.NODE and d.derived is None and
+             d.initial is None and d.generator is None and d.name not in names}
+    for s, parents in ir.walk_statements(prog.body):
+        if not isinstance(s, ir.Assign):
+            continue
+        inside = any(isinstance(p, (ir.Forall, ir.Round, ir.Proc)) for p in parents)
+        for t in s.targets:
+            if t.name in cands and (inside or t.whole or len(t.indices) != 1 or s.combiner):
+                cands.discard(t.name)
+    return sorted(cands)
 
 
 
