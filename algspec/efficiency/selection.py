@@ -99,8 +99,8 @@ class _Skeleton:
         self.procs: dict[tuple[int, str], float] = {}
         self.unknown: set[tuple[int, str]] = set()
         self.env: dict[str, object] = {}
-        for name in _tracked_arrays(prog, names):  # node state computed from no input
-            self.env[name] = np.zeros(self.N, np.float64)
+        for d in _tracked_arrays(prog, names):  # node state computed from no input
+            self.env[d.name] = np.zeros(self.N, _NUMPY[d.dtype])
         for d in prog.decls:
             if d.loc == ir.Loc.GRAPH and d.derived is None and d.name not in names:
                 src = d.initial
@@ -189,7 +189,7 @@ class _Skeleton:
             elif isinstance(self.env.get(t.name), np.ndarray):
                 arr = self.env.pop(t.name)
                 try:
-                    i, x = int(self._scalar(t.indices[0])), float(self._scalar(v))
+                    i, x = int(self._scalar(t.indices[0])), self._scalar(v)
                 except (_Unknown, TypeError, ValueError):
                     continue  # forgotten: later reads are unknown
                 if 0 <= i < len(arr):
@@ -382,7 +382,8 @@ class _Skeleton:
             try:
                 if self.tainted(s.guard):
                     raise _Unknown
-                mask = base & np.broadcast_to(self.ev(s.guard, idx, env), base.shape)
+                mask = base & np.broadcast_to(self.ev(s.guard, idx, env), base.shape
+                                              ).astype(bool)
                 self._count(key, float(mask.sum()), procs)
             except _Unknown:
                 self.unknown.add(key)
@@ -411,7 +412,7 @@ class _Skeleton:
         try:
             if self.tainted(x.cond):
                 raise _Unknown
-            c = np.broadcast_to(self.ev(x.cond, idx, env), mask.shape)
+            c = np.broadcast_to(self.ev(x.cond, idx, env), mask.shape).astype(bool)
         except _Unknown:
             self.unknown.update({(x.id, "then"), (x.id, "else")})
             return
@@ -560,11 +561,15 @@ def _records(s: ir.If) -> bool:
     return any(isinstance(x, ir.Record) for x, _ in ir.walk_statements(s.then + s.otherwise))
 
 
-def _tracked_arrays(prog: ir.Program, names: set[str]) -> list[str]:
+_NUMPY = {ir.DType.BOOL: np.bool_, ir.DType.INT: np.int64, ir.DType.FLOAT: np.float64}
+
+
+def _tracked_arrays(prog: ir.Program, names: set[str]) -> list[ir.DataDecl]:
     """Node state the skeleton can follow: no input, no initial value, written only by
     sequential `x[i] = e` (not by processors, rounds or recursion)."""
-    cands = {d.name for d in prog.decls if d.loc == ir.Loc.NODE and d.derived is None and
+    decls = {d.name: d for d in prog.decls if d.loc == ir.Loc.NODE and d.derived is None and
              d.initial is None and d.generator is None and d.name not in names}
+    cands = set(decls)
     for s, parents in ir.walk_statements(prog.body):
         if not isinstance(s, ir.Assign):
             continue
@@ -572,7 +577,7 @@ def _tracked_arrays(prog: ir.Program, names: set[str]) -> list[str]:
         for t in s.targets:
             if t.name in cands and (inside or t.whole or len(t.indices) != 1 or s.combiner):
                 cands.discard(t.name)
-    return sorted(cands)
+    return [decls[k] for k in sorted(cands)]
 
 
 
