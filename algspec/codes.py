@@ -1,7 +1,7 @@
 """The one registry of diagnostic codes: E (parser, checks), L/W (lint), R (run time).
 
 Every `Diagnostic` is built with a code from `CODES` (an unknown code is a
-`ValueError` when the diagnostic is made, and `tests/test_diagnostics.py`
+`ValueError` when the diagnostic is made, and `tests/diagnostics/test_diagnostics.py`
 checks that every code written in the sources is registered). The README's
 code table is `markdown_table()`, tested to agree; `algspec explain CODE`
 prints one entry.
@@ -259,7 +259,7 @@ def titles(prefix: str) -> dict[str, str]:
 
 
 def markdown_table() -> str:
-    """The README table of codes (tests/test_diagnostics.py checks the README holds it)."""
+    """The README table of codes (tests/diagnostics/test_diagnostics.py checks the README holds it)."""
     rows = ["| code | severity | meaning |", "|---|---|---|"]
     rows += [f"| {c.code} | {c.severity} | {c.title} |" for c in _ALL]
     return "\n".join(rows)

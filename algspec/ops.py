@@ -32,7 +32,7 @@ neutral element, numpy ufunc, and whether the result is one of the inputs
 `op_sizes.py`; the dtypes, errors and shift cap every rule module shares in
 `op_basics.py`.
 
-Adding a builtin means adding one `Op` here; `tests/test_ops.py` checks that
+Adding a builtin means adding one `Op` here; `tests/ops/test_every_op_has_every_rule.py` checks that
 every op has every rule and that `numpy` and `size` agree.
 """
 

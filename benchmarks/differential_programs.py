@@ -1,6 +1,6 @@
 """Run many random `.alg` programs through the differential check.
 
-Each program (seeded, from `tests/progen`) runs batched at batch sizes 1, 2,
+Each program (seeded, from `tests/support/progen`) runs batched at batch sizes 1, 2,
 n, n+1 and a prime, sample by sample, and with the efficiency observer, and
 is compared with the reference evaluator; optionally `alg.sample` batched vs
 alone too. Prints the counts of passes, rejections (outside the range where
@@ -21,10 +21,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: tests.support
 
-from progen.check import check_program
-from progen.generate import RandomChooser, gen_program
+from tests.support.progen.check import check_program
+from tests.support.progen.generate import RandomChooser, gen_program
 
 
 def kind_of(problem: str) -> str:

@@ -47,16 +47,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session")
 def feedback_check():
-    """The one Feedback/probe checker (tests/feedback_check.py: `compare`, `check_feedback`,
-    `check_probe`); modules may also import it as `from tests.feedback_check import ...`."""
-    from tests import feedback_check
+    """The one Feedback/probe checker (tests/support/feedback_check.py: `compare`, `check_feedback`,
+    `check_probe`); modules may also import it as `from tests.support.feedback_check import ...`."""
+    from tests.support import feedback_check
     return feedback_check
 
 
 @pytest.fixture(scope="session")
 def corpus():
-    """The `.alg` fixtures' header expectations (tests/corpus_expectations.py)."""
-    from tests import corpus_expectations
+    """The `.alg` fixtures' header expectations (tests/support/corpus_expectations.py)."""
+    from tests.support import corpus_expectations
     return corpus_expectations
 
 

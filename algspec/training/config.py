@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # Every name `clrs.get_processor_factory` accepts in dm-clrs 2.0.3 (read from
-# processors.py; tests/test_training.py checks the list against that file).
+# processors.py; tests/training/test_training.py checks the list against that file).
 PROCESSORS: tuple[str, ...] = (
     "deepsets",
     "gat",

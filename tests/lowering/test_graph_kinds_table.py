@@ -1,0 +1,50 @@
+"""The table of built-in interconnection graphs: every entry complete, the grammar and the
+IR name the same kinds, and each kind's numpy mask is the `adj` input its IR mask gives."""
+
+from __future__ import annotations
+
+import re
+import typing
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import algspec
+from algspec import ir
+from algspec.graph_kinds import GRAPH_KINDS, INPUT_KIND
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_kind_is_complete() -> None:
+    for name, kind in GRAPH_KINDS.items():
+        assert kind.name == name and kind.doc and kind.edges in ("N^2", "N")
+        assert (kind.ir_mask is None) == (name == "complete")
+        for N in (1, 2, 5, 9):
+            mask = kind.mask(N)
+            assert mask.shape == (N, N) and mask.dtype == bool
+            assert (mask == mask.T).all() and mask.diagonal().all()
+            assert mask.sum() == N * N if kind.edges == "N^2" else mask.sum() <= 3 * N
+            if kind.hub is not None:
+                assert mask[kind.hub].all()
+
+
+def test_the_grammar_and_the_ir_name_the_table_kinds() -> None:
+    grammar = (ROOT / "algspec" / "language" / "grammar.lark").read_text()
+    line = next(ln for ln in grammar.splitlines() if ln.startswith("!graph_kind:"))
+    assert set(re.findall(r'"(\w+)"', line)) == set(GRAPH_KINDS)
+    literal = typing.get_args(ir.Graph.model_fields["kind"].annotation)
+    assert set(literal) == set(GRAPH_KINDS) | {INPUT_KIND}
+
+
+@pytest.mark.parametrize("name", [k for k, v in GRAPH_KINDS.items() if v.ir_mask is not None])
+def test_the_numpy_mask_is_the_adj_input_the_ir_mask_gives(name: str) -> None:
+    alg = algspec.load_source(f"algorithm g\nnodes n + 1\ngraph {name}\n"
+                              "input node k: scalar ~ uniform()\noutput node o: scalar = k\n"
+                              "record\n", "g.alg")
+    for n in (1, 4, 7):
+        batch = alg.batch_sampler(length=n, num_samples=-1, seed=0).next(2)
+        (adj,) = [dp for dp in batch.features.inputs if dp.name == "adj"]
+        for sample in np.asarray(adj.data):
+            np.testing.assert_array_equal(sample.astype(bool), GRAPH_KINDS[name].mask(n + 1))
