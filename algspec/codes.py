@@ -194,11 +194,12 @@ _ALL = [
        "Most processors idle in the rounds named; see docs/efficiency.md."),
     _c("W202", _W, "efficiency", "sampling outgrows a declared loop bound",
        "A prediction: lint samples small sizes (n = 4 to 32), and a loop's largest trip count "
-       "grows clearly faster than its bound, counted in the bound's own units (more than one "
+       "(per execution, or over the run for a `total bound`) grows clearly faster than its "
+       "bound, counted in the bound's own units (more than one "
        "trip per unit of bound; trips approaching the bound with an offset, as a heap's "
        "sift-down under `ceil(log2(n)) + 1`, are not flagged), so that sampling will exceed it "
        "at the size named. A bound already exceeded while sampling is reported as the fault "
-       "itself, an error (R102, R107, R108)."),
+       "itself, an error (R102, R107, R108, R112)."),
     # ---------------------------------------------------------------- run time
     _c("R101", _E, "runtime", "index or pointer out of range",
        "A read, write, pointer probe or neighbourhood used a node index outside 0..N-1."),

@@ -44,6 +44,7 @@ from algspec.efficiency.cost_terms import (
     plus,
 )
 from algspec.efficiency.dependence import Taint
+from algspec.efficiency.invariance import fixed_loops
 from algspec.efficiency.normal_forms import (
     NormalProgram,
     forall_reads_data,
@@ -77,6 +78,7 @@ class CostPass:
         self.innermost: dict[int, int | None] = {}
         self.records: dict[int, ir.Record] = {}
         self.mult: list[Asymptotic] = [one]
+        self.enclosing: list[ir.Statement] = []  # loops around the statement, outermost first
 
     # ------------------------------------------------------------ expressions
     def _deg(self, node: ir.Expr | None = None, stack: list[Binder] = ()) -> Asymptotic:
@@ -144,6 +146,10 @@ class CostPass:
                 count = count.at_most(one)       # `D[1, 2]`, however many evaluate it
             elif len(binder.names) == 2 and len(names & binder.names) == 1:
                 count = count.at_most(self.N)    # `D[i, k]` in `forall i, j`: n of them
+        if all(b.kind in ("seq", "whole") for b in stack):  # no guard picks the evaluators
+            skip, release = fixed_loops(e.indices, self.enclosing)
+            if release is not None:
+                return Cost(fixed={(skip, release): count})
         return edge_cost(count)
 
     def aggregate(self, e: ir.Aggregate, stack: list[Binder]) -> Cost:
@@ -410,7 +416,8 @@ class CostPass:
 
     def _cap(self, c: Cost) -> Cost:
         """One statement's activity in one round: at most N nodes and |E| edges."""
-        return Cost(c.records, c.work.at_most(self.N), c.derefs.at_most(self.E), c.once)
+        return Cost(c.records, c.work.at_most(self.N), c.derefs.at_most(self.E), c.once,
+                    {k: v.at_most(self.E) for k, v in c.fixed.items()})
 
     def _trips(self, s: ir.Statement, bound: Asymptotic) -> Asymptotic:
         """Trips per execution: the bound, times the share of it a data-independent loop runs.
@@ -426,7 +433,13 @@ class CostPass:
         share = self.sel.share((s.id, "trips"))
         if share is None or share == one:
             return bound
-        return zero if share.is_zero else bound * share  # zero: a condition that never holds
+        if share.is_zero:  # a condition that never holds
+            return zero
+        if s.id in self.sel.constant_trips:  # the same count at every size: O(1)
+            return bound.at_most(one)
+        if bound.depends_on_m() and not self.E.depends_on_m():  # the share is fitted in n
+            bound = trips_class(s.bound, self.N, s.path or self.prog.path, self.E)
+        return bound * share
 
     # A loop's rule: (bound on its trips, cost per trip before the body, cost on entry,
     # its kind's name for `LoopInfo`).
@@ -487,6 +500,7 @@ class CostPass:
         if not self._seq(stack):
             raise EfficiencyError("a loop inside a forall", s.span)
         path = s.path or self.prog.path
+        self.enclosing.append(s)
         bound, header, entry, kind = LOOP_RULES[type(s)](self, s, stack, path)
         bound = self._trips(s, bound)
         run = self._run_trips(s, bound, path)
@@ -495,18 +509,21 @@ class CostPass:
         body = self.block(s.body, stack)
         self.mult.pop()
         self.loop_stack.pop()
+        self.enclosing.pop()
         per_iter = plus(body.cont, body.brk) or Cost()
         if body.cont is None:  # every path breaks: one iteration
             total = entry + header + (body.brk or Cost())
             iters = one
         elif run is None:
-            total = entry + header + (header + body.cont).times(bound) + (body.brk or Cost())
+            total = entry + header + (header + body.cont).trips(bound, s.id) + \
+                (body.brk or Cost())
             iters = bound
         else:  # amortised: the trips over the run, once; entry and break per execution
-            trips = (header + body.cont).times(run)
+            trips = (header + body.cont).trips(run, s.id)
             total = entry + header + (body.brk or Cost()) + Cost(once=trips.once) + \
                 Cost(once={ir.loop_site(s): trips.per_execution()})
             iters = bound
+        total = total.released(s.id)
         if not per_iter.records:  # it runs within one round: at most N nodes, |E| edges
             total = self._cap(total)
         if per_iter.records:

@@ -26,24 +26,52 @@ class Cost:
     work: Asymptotic = field(default_factory=lambda: zero)
     derefs: Asymptotic = field(default_factory=lambda: zero)
     once: dict[tuple, Cost] = field(default_factory=dict)
+    fixed: dict[tuple[frozenset[int], int], Asymptotic] = field(default_factory=dict)
 
     def __add__(self, o: Cost) -> Cost:
         return Cost(_merge(self.records, o.records), self.work + o.work,
-                    self.derefs + o.derefs, _merge(self.once, o.once))
+                    self.derefs + o.derefs, _merge(self.once, o.once),
+                    _merge(self.fixed, o.fixed))
 
     def times(self, k: Asymptotic) -> Cost:
+        """k executions of this stretch (a branch's share: its fixed edges are read at all)."""
         return Cost({i: v * k for i, v in self.records.items()}, self.work * k,
-                    self.derefs * k, self.once)
+                    self.derefs * k, self.once, self.fixed)
+
+    def trips(self, k: Asymptotic, loop: int) -> Cost:
+        """k trips of loop `loop`: fixed edges it re-reads count once; those it held are
+        plain edges from here out."""
+        out = Cost({i: v * k for i, v in self.records.items()}, self.work * k,
+                   self.derefs * k, self.once)
+        for key, v in self.fixed.items():
+            out = out + Cost(fixed={key: v if loop in key[0] else v * k})
+        return out.released(loop)
+
+    def released(self, loop: int) -> Cost:
+        """Fixed edges held up to `loop` become plain edges."""
+        kept = {key: v for key, v in self.fixed.items() if key[1] != loop}
+        freed = [v for key, v in self.fixed.items() if key[1] == loop]
+        derefs = self.derefs
+        for v in freed:
+            derefs = derefs + v
+        return Cost(self.records, self.work, derefs, self.once, kept)
+
+    def flat(self) -> Cost:
+        """Every fixed edge as a plain one."""
+        out = Cost(self.records, self.work, self.derefs, self.once)
+        for v in self.fixed.values():
+            out.derefs = out.derefs + v
+        return out
 
     def per_execution(self) -> Cost:
         """This cost without its amortised part."""
-        return Cost(self.records, self.work, self.derefs)
+        return Cost(self.records, self.work, self.derefs, fixed=self.fixed)
 
     def whole_run(self) -> Cost:
         """The per-execution part plus every amortised loop's cost, as one flat cost."""
-        out = self.per_execution()
+        out = self.per_execution().flat()
         for c in self.once.values():
-            out = out + c
+            out = out + c.whole_run()
         return out
 
     @property
@@ -109,12 +137,16 @@ def fewer(a: Cost, b: Cost) -> Cost:
     rounds (the inputs that attain T take it), else the fewer nodes and edges."""
     both = a + b  # T keeps both branches' records (a sum is within 2 of the max)
     fa, fb = a.whole_run().frames, b.whole_run().frames
-    if fa == fb:
-        return Cost(both.records, a.work.at_most(b.work), a.derefs.at_most(b.derefs),
-                    both.once)
+    if fa == fb:  # the fewer edges: a branch with its re-read edges, if one has fewer
+        x, y = a.flat().derefs, b.flat().derefs
+        work = a.work.at_most(b.work)
+        if x.is_O(y) or y.is_O(x):
+            kept = a if x.is_O(y) else b
+            return Cost(both.records, work, kept.derefs, both.once, kept.fixed)
+        return Cost(both.records, work, x.at_most(y), both.once)
     if fb.is_O(fa) or fa.is_O(fb):
         kept = a if fb.is_O(fa) else b
-        return Cost(both.records, kept.work, kept.derefs, both.once)
+        return Cost(both.records, kept.work, kept.derefs, both.once, kept.fixed)
     return both
 
 

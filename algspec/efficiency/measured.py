@@ -285,9 +285,24 @@ class SizeStats:
     eta: float
     epsilon: float
     T_max: int = 0
+    # Per-sample values (and |E| as "edges"), for a comparison that is not of means.
+    per_sample: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
 
     def get(self, q: str) -> float:
         return float(getattr(self, q))
+
+    def extreme_ratio(self, q: str, cls: Asymptotic, direction: str) -> float:
+        """The sample furthest to the unsafe side of `direction`, measured / class.
+
+        Each sample is divided by the class at its own |E|; the largest ratio
+        for an upper bound, the smallest for a lower one.
+        """
+        vals, edges = self.per_sample[q], self.per_sample["edges"]
+        r = np.array([v / cls.evaluate(self.n, e) for v, e in zip(vals, edges)])
+        r = r[np.isfinite(r)]
+        if not r.size:
+            return float("nan")
+        return float(r.max() if direction == "upper" else r.min())
 
 
 @dataclass
@@ -337,7 +352,8 @@ class Measurement:
     def as_dict(self) -> dict[str, Any]:
         return {
             "name": self.name, "path": self.path, "static": self.static.as_dict(),
-            "sizes": [vars(s) for s in self.sizes],
+            "sizes": [{k: v for k, v in vars(s).items() if k != "per_sample"}
+                      for s in self.sizes],
             "fits": {k: {"measured_slope": _num(f.measured_slope),
                          "static_class": f.static_class, "static_slope": _num(f.static_slope),
                          "ratios": [_num(r) for r in f.ratios],
@@ -498,13 +514,16 @@ def measure_size(alg, n: int, samples: int, seed: int = 0,
         n=n, N=N, samples=traj.batch_size, edges=float(E.mean()), T=float(act.rounds.mean()),
         work=float(act.work.mean()), active_edges=float(act.active_edges.mean()),
         c=float(act.capacity.mean()), eta=float(np.nanmean(act.eta)),
-        epsilon=float(np.nanmean(act.epsilon)), T_max=int(act.rounds.max()))
+        epsilon=float(np.nanmean(act.epsilon)), T_max=int(act.rounds.max()),
+        per_sample={"edges": E.astype(np.float64), "T": act.rounds.astype(np.float64),
+                    "work": act.work, "active_edges": act.active_edges, "c": act.capacity,
+                    "eta": act.eta, "epsilon": act.epsilon})
     return stats, act, rec
 
 
 def measure(alg, sizes: list[int], samples: int = 8, seed: int = 0, tol: float = TOLERANCE,
             static: StaticEfficiency | None = None, worst_case: bool = False,
-            **params: Any) -> Measurement:
+            extreme: bool = False, **params: Any) -> Measurement:
     """Sample at each size and compare each measured mean with its static class.
 
     The comparison is the ratio measured / static class value (m set to the
@@ -514,7 +533,10 @@ def measure(alg, sizes: list[int], samples: int = 8, seed: int = 0, tol: float =
     file names as its worst case (`worst_case_params`; `params` override them)
     and reports any trend as `differs`. The fitted growth exponents (slope of
     log value on log n, and the static class's own slope between the same
-    sizes) are kept beside it for the report.
+    sizes) are kept beside it for the report. `extreme=True` compares, per size,
+    the sample furthest to the bound's unsafe side instead of the mean: a bound
+    holds for every input, and a mean over inputs from two modes (a random flag
+    that decides a filter) moves with the share of each mode, not with n.
     """
     static = static or analyse(alg.ir)
     if worst_case:
@@ -531,10 +553,11 @@ def measure(alg, sizes: list[int], samples: int = 8, seed: int = 0, tol: float =
     out = Measurement(name=alg.name, path=str(alg.path), static=static, sizes=rows,
                       example=example, loop_iterations=loops)
     for q in QUANTITIES:
-        out.fits[q] = fit_class(q, static_class_of(static, q), rows, worst_case)
+        out.fits[q] = fit_class(q, static_class_of(static, q), rows, worst_case,
+                                extreme=extreme)
     for q in RANGED:  # the most end: work and active edges never grow faster, on any input
         out.most_fits[q] = fit_class(q, static.range(q).most, rows, worst_case,
-                                     MOST_DIRECTION[q])
+                                     MOST_DIRECTION[q], extreme=extreme)
     return out
 
 
@@ -545,14 +568,17 @@ MOST_DIRECTION = {"work": "upper", "active_edges": "upper", "eta": None, "epsilo
 
 
 def fit_class(q: str, cls: Asymptotic, rows: list[SizeStats], worst_case: bool = False,
-              direction: str | None = "default") -> Fit:
-    """Measured means of quantity `q` at each size against class `cls` (`ratio_verdict`)."""
+              direction: str | None = "default", extreme: bool = False) -> Fit:
+    """Measured means of quantity `q` at each size against class `cls` (`ratio_verdict`);
+    with `extreme`, the sample furthest to the unsafe side (`SizeStats.extreme_ratio`)."""
     ns = [r.n for r in rows]
     ms = [r.edges for r in rows]
     meas = fit_slope(ns, [r.get(q) for r in rows])
+    side = BOUND_DIRECTION[q] if direction == "default" else direction
     try:
         st_slope = cls.local_slope(ns, ms) if not cls.is_zero else float("nan")
-        ratios = [r.get(q) / cls.evaluate(r.n, r.edges) for r in rows]
+        ratios = [r.extreme_ratio(q, cls, side) if extreme and side else
+                  r.get(q) / cls.evaluate(r.n, r.edges) for r in rows]
     except (ValueError, ZeroDivisionError):
         st_slope, ratios = float("nan"), []
     trend = log_trend(ns, ratios)

@@ -40,8 +40,10 @@ from typing import get_args
 
 import numpy as np
 
-from algspec import ir, libm, ops
+from algspec import ir, ops
 from algspec.efficiency.asymptotic import Asymptotic
+from algspec.efficiency.share_fit import constant_count, fit_share
+from algspec.efficiency.skeleton_calls import Budget, Calls, Unknown
 from algspec.graph_kinds import GRAPH_KINDS
 
 # Sizes at which the skeleton runs; it stops early once a size costs too much.
@@ -49,15 +51,9 @@ SIZES = (8, 16, 32, 64, 128, 256, 512, 1024, 2048)
 STEP_BUDGET = 3000       # statement executions per size
 TOTAL_BUDGET = 2500      # statement executions over all sizes (lint stays fast)
 MIN_SIZES = 4            # fewer sizes than this: no fit (fall back to the static rules)
-LOG_FACTOR_SHARE = 0.25  # how much of a log factor's drift a simpler class may be off
 
 
-class _Unknown(Exception):
-    """The skeleton cannot evaluate this expression (it reads data)."""
-
-
-class _Budget(Exception):
-    """This size costs too many steps."""
+_Unknown, _Budget = Unknown, Budget
 
 
 class _Break(Exception):
@@ -70,6 +66,9 @@ class Selections:
 
     shares: dict[tuple[int, str], Asymptotic] = field(default_factory=dict)
     raw: dict[tuple[int, str], list[tuple[int, float]]] = field(default_factory=dict)
+    # loops whose trips per execution are the same count at every size: O(1), whatever
+    # the bound's variables (`while wc < 2 bound m` runs twice on any graph)
+    constant_trips: set[int] = field(default_factory=set)
 
     def share(self, key: tuple[int, str]) -> Asymptotic | None:
         return self.shares.get(key)
@@ -80,7 +79,7 @@ def _edge_mask(kind: str, N: int) -> np.ndarray | None:
     return GRAPH_KINDS[kind].mask(N) if kind in GRAPH_KINDS else None
 
 
-class _Skeleton:
+class _Skeleton(Calls):
     """Runs the data-independent part of a program at one size, counting selections."""
 
     def __init__(self, prog: ir.Program, tainted: Callable[[ir.Expr], bool],
@@ -99,6 +98,7 @@ class _Skeleton:
         self.procs: dict[tuple[int, str], float] = {}
         self.unknown: set[tuple[int, str]] = set()
         self.env: dict[str, object] = {}
+        self.frames: dict[str, tuple] = {}  # recursive procedures running (`Calls`)
         for d in _tracked_arrays(prog, names):  # node state computed from no input
             self.env[d.name] = np.zeros(self.N, _NUMPY[d.dtype])
         for d in prog.decls:
@@ -204,8 +204,8 @@ class _Skeleton:
         if certain:
             raise _Break
 
-    def _nothing(self, s: ir.Record | ir.Recur, certain: bool) -> None:
-        return None  # a frame; a recursive call (its procedure forgot what it changes)
+    def _nothing(self, s: ir.Record, certain: bool) -> None:
+        return None  # a frame
 
     def _if(self, s: ir.If, certain: bool) -> None:
         """A data-independent condition runs one branch (counted per execution, so the
@@ -264,25 +264,6 @@ class _Skeleton:
 
     def _forall(self, s: ir.Forall, certain: bool) -> None:
         self.forall(s, dict(self.env))
-
-    def _proc(self, s: ir.Proc, certain: bool) -> None:
-        """Recursion is not run: forget what it may change."""
-        for x, _ in ir.walk_statements([s]):
-            if isinstance(x, ir.Assign):
-                for t in x.targets:
-                    self.env.pop(t.name, None)
-            elif isinstance(x, (ir.Let, ir.Proc)):
-                for name in [x.name] if isinstance(x, ir.Let) else x.params:
-                    self.env.pop(name, None)
-            elif isinstance(x, (ir.ForRange, ir.ForNodes)):
-                self.env.pop(x.var, None)
-            elif isinstance(x, ir.ForEdges):
-                for v in x.vars:
-                    self.env.pop(v, None)
-            elif isinstance(x, ir.Forall):
-                self.unknown.add((x.id, "guard"))
-            elif isinstance(x, ir.If):
-                self.unknown.update({(x.id, "then"), (x.id, "else")})
 
     def loop(self, s: ir.Statement, certain: bool) -> None:
         try:
@@ -435,7 +416,7 @@ _STATEMENTS = tuple(get_args(ir.Statement))
 # One rule per IR statement class, run sequentially: (skeleton, statement, certain).
 SKELETON_RULES: dict[type, Callable[..., None]] = {
     ir.Assign: _Skeleton._assign, ir.Let: _Skeleton._let, ir.Break: _Skeleton._break,
-    ir.Record: _Skeleton._nothing, ir.Recur: _Skeleton._nothing, ir.If: _Skeleton._if,
+    ir.Record: _Skeleton._nothing, ir.Recur: _Skeleton._recur, ir.If: _Skeleton._if,
     ir.While: _Skeleton.loop, ir.ForRange: _Skeleton.loop, ir.ForEdges: _Skeleton.loop,
     ir.ForNodes: _Skeleton.loop, ir.Round: _Skeleton._round, ir.Forall: _Skeleton._forall,
     ir.Proc: _Skeleton._proc,
@@ -460,45 +441,6 @@ def _same(a, b) -> bool:
         return bool(np.all(np.asarray(a) == np.asarray(b)))
     except (TypeError, ValueError):
         return False
-
-
-def fit_share(sizes: list[int], shares: list[float]) -> Asymptotic:
-    """The class n^a log^b n that makes share / class most nearly constant over `sizes`.
-
-    Among candidates that fit about equally well (within 0.05 plus a quarter of
-    a log factor's drift over the sizes of the best spread of log(share / class))
-    the simplest wins: smallest |b|, then no fractional power, then a closest
-    to 0. A share that is zero at every size is the class 0.
-    """
-    pts = [(s, v) for s, v in zip(sizes, shares) if v > 0]
-    if not pts:
-        return Asymptotic.const(0)
-    if len(pts) < 2:
-        return Asymptotic.const(1)
-    ln = libm.log([p[0] for p in pts])  # the C library's log: the same fit on every CPU
-    lln = libm.log(libm.log2([p[0] for p in pts]))
-    y = libm.log([p[1] for p in pts])
-    cands = []
-    for a in (0.0, -0.5, -1.0, -1.5, -2.0):
-        for b in (0, -1, 1, -2, 2):
-            if a == 0 and b > 0:
-                continue  # a share never exceeds 1
-            r = y - a * ln - b * lln
-            cands.append((float(np.max(r) - np.min(r)), abs(b), -a, a, b))
-    # Lower-order terms (the 1 - 2/n of a stencil's `0 < v < n - 1`) move the ratio at
-    # these small sizes, and an exotic class can absorb them (n^(-1/2) log^2 n is flat
-    # between 8 and 256). So the simplest class wins unless it is off from the best fit
-    # by a quarter of a log factor over the sizes; a whole log factor is still seen.
-    best = min(c[0] for c in cands)
-    tol = 0.05 + LOG_FACTOR_SHARE * float(lln[-1] - lln[0])
-    ok = [c for c in cands if c[0] <= best + tol]
-    _, _, _, a, b = min(ok, key=lambda c: _complexity(c[3], c[4]))
-    return Asymptotic.term(n=a, log=b)
-
-
-def _complexity(a: float, b: int) -> tuple:
-    """Simpler first: fewer logs, then no fractional power, then a smaller power."""
-    return (abs(b), a != int(a), -a)
 
 
 def measure_selections(prog: ir.Program, tainted: Callable[[ir.Expr], bool], names: set[str],
@@ -539,6 +481,9 @@ def measure_selections(prog: ir.Program, tainted: Callable[[ir.Expr], bool], nam
             continue
         out.raw[key] = pts
         out.shares[key] = fit_share([p[0] for p in pts], [p[1] for p in pts])
+        if key[1] == "trips" and constant_count(
+                [sk.total[key] / sk.execs[key] for sk in per_size if key in sk.total]):
+            out.constant_trips.add(key[0])
     return out
 
 

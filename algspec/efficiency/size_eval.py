@@ -96,10 +96,12 @@ def eval_size(e: ir.Expr, n: float, m: float | None = None, N: float | None = No
 
 
 class Classes(SizeAlgebra[SizeClass]):
-    """Sizes as bounds in n, N and m (`SizeClass`); errors are E605 in file `path`."""
+    """Sizes as bounds in n, N and m (`SizeClass`); errors are E605 in file `path`.
+    `edges` stands for m (a graph kind whose |E| is fixed by n: its class in n)."""
 
-    def __init__(self, nodes: Asymptotic = n, path: str | None = None):
-        self.nodes, self.path = nodes, path
+    def __init__(self, nodes: Asymptotic = n, path: str | None = None,
+                 edges: Asymptotic = m):
+        self.nodes, self.path, self.edges = nodes, path, edges
 
     def whole(self, e: ir.Expr) -> SizeClass | None:
         if any(isinstance(x, ir.Size) for x in ir.walk_expr(e)):
@@ -115,7 +117,7 @@ class Classes(SizeAlgebra[SizeClass]):
             raise no_class(e, err, self.path) from None
 
     def leaf(self, e: ir.Const | ir.Size) -> SizeClass:
-        return SizeClass.size({"n": n, "N": self.nodes, "m": m}[e.which])
+        return SizeClass.size({"n": n, "N": self.nodes, "m": self.edges}[e.which])
 
     def apply(self, op: ops.Op, e: ir.Expr, args: list[SizeClass],
               parts: list[ir.Expr]) -> SizeClass:
@@ -136,21 +138,24 @@ class Classes(SizeAlgebra[SizeClass]):
                                self.path)
 
 
-def size_bounds(e: ir.Expr, nodes: Asymptotic = n, path: str | None = None) -> SizeClass:
+def size_bounds(e: ir.Expr, nodes: Asymptotic = n, path: str | None = None,
+                edges: Asymptotic = m) -> SizeClass:
     """Bounds on the value of a size expression (`algspec.efficiency.size_classes.SizeClass`)."""
-    return fold_size(e, Classes(nodes, path))
+    return fold_size(e, Classes(nodes, path, edges))
 
 
-def size_class(e: ir.Expr, nodes: Asymptotic = n, path: str | None = None) -> Asymptotic:
+def size_class(e: ir.Expr, nodes: Asymptotic = n, path: str | None = None,
+               edges: Asymptotic = m) -> Asymptotic:
     """The asymptotic class of a size expression in n, N and m (an upper bound on its
     value for large n), or `EfficiencyError` (E605) where it has none."""
-    return size_bounds(e, nodes, path).hi
+    return size_bounds(e, nodes, path, edges).hi
 
 
-def trips_class(e: ir.Expr, nodes: Asymptotic = n, path: str | None = None) -> Asymptotic:
+def trips_class(e: ir.Expr, nodes: Asymptotic = n, path: str | None = None,
+                edges: Asymptotic = m) -> Asymptotic:
     """The class of a loop's trips under bound `e`: trips are whole and at most the bound,
     so a bound that tends to 0 (`1 / n`) allows none."""
-    hi = size_class(e, nodes, path)
+    hi = size_class(e, nodes, path, edges)
     return zero if hi.is_o(one) else hi
 
 

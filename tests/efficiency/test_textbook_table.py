@@ -124,25 +124,20 @@ MISMATCH = {
                   "lower-order n M - sum p dominates up to n = 1024)",
     "sieve_while": "static T n^(3/2)/log n, textbook n log log n: as sieve_step (the `while j "
                    "< n` trips fitted as one mean share of the bound per execution)",
-    "msort_rec": "static T n^2, textbook n log n: the recursion's body is counted `calls` = 2n "
-                 "times with the merge loop at its bound n (the skeleton does not run "
-                 "recursion, so the data-independent trips hi - lo are not counted); the "
-                 "subarrays of one depth partition the n items (n trips per level, log n "
-                 "levels)",
     "dijkstra_heap": "static T n^2 log n (eta 1/n, eps 1/m), textbook m log n (eta "
                      "n/(m log n) + 1/n, eps n^2/(m^2 log n) + 1/m): the relaxation `if A[u, v] != 0 "
                      "and ...` in the scan of u's adjacency-matrix row counts its recording "
                      "branch (a relaxation and its log n sift-up steps) on all n columns of "
-                     "each of the n rows; a graph with m edges has at most m relaxations",
+                     "each of the n rows; a graph with m edges has at most m relaxations, but only "
+                     "because each node is extracted once (`u = hp[0]` differs on every trip "
+                     "of the outer loop): an invariant of the heap's data, which no "
+                     "data-independent rule sees (with u repeated, n^2 relaxations are "
+                     "possible as far as the control flow tells)",
     "dijkstra_heap_rec": "static T n^2 log n, textbook m log n: as dijkstra_heap (the "
                          "recording relaxation branch charged on every matrix column)",
 }
 # Groups whose equivalent styles get different static classes (and why).
-UNEQUAL = {
-    "merge sort": "msort_total (`total bound`) and msort_bu (the passes' and merges' "
-                  "data-independent trips counted) get n log n; msort_rec T n^2 (2n calls "
-                  "times the merge bound n: recursion is not counted); all three are n log n",
-}
+UNEQUAL: dict[str, str] = {}
 
 
 def _marks(name: str) -> list:
