@@ -51,10 +51,19 @@ def test_headers_parse_and_reject_what_they_should(tmp_path: Path) -> None:
                      "algorithm x\n# expect fault: R101\n")
     assert e.classes == ("log n", "n log n", "1", "1/(n log n)")
     assert e.diagnostics == ("E401", "W202") and e.fault is None  # only the header counts
+    e = corpus.parse(tmp_path / "x.alg", "# expect xfail classes: T=n c=n eta=1 eps=1\n"
+                     "# expect xfail reason: a gap: T n^2\n# expect bound too small: R102\n"
+                     "# expect ranges: active_edges=n .. n^2 epsilon=1/m .. n/m\n")
+    assert (e.xfail_classes, e.xfail_reason) == (("n", "n", "1", "1"), "a gap: T n^2")
+    assert e.bound_too_small == "R102"
+    assert e.ranges == {"active_edges": "n .. n^2", "epsilon": "1/m .. n/m"}
     for bad in ("# expect classes: T=n c=n^2 eta=1/n\n", "# expect colour: red\n",
                 "# expect diagnostics: oops\n", "# expect fault: E101\n",
                 "# expect classes: T=n c=n eta=1 eps=1\n# expect classes: T=n c=n eta=1 eps=1\n",
-                "# expect role: main\n", "# expect the worst\n"):
+                "# expect role: main\n", "# expect the worst\n",
+                "# expect xfail reason: no classes\n", "# expect bound too small: 4n\n",
+                "# expect ranges: eta 1/n\n", "# expect ranges: eps=1/n .. 1\n",
+                "# expect ranges: epsilon=1 eta=1\n", "# expect ranges: eta=1 eta=1\n"):
         with pytest.raises(corpus.HeaderError):
             corpus.parse(tmp_path / "x.alg", bad + "algorithm x\n")
 
@@ -108,6 +117,9 @@ def test_fixture_meets_its_header(name: str) -> None:
         assert len(traj.lengths) == 2  # no hints: no frames
     if e.reference is not None:
         corpus.check_reference(e, n)
+    if e.ranges is not None:  # the worst case's ends, as printed
+        s = algspec.load(e.path).static_efficiency()
+        assert {q: str(s.range(q)) for q in e.ranges} == e.ranges, e.path
     if e.classes is not None or e.xfail_classes is not None or e.same_classes_as:
         got = _classes(e.path)
         if e.classes is not None:

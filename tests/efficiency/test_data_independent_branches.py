@@ -1,7 +1,8 @@
 """A sequential `if` that reads no input data runs the same branch on every input: T counts
 the branch where it runs (docs/efficiency.md, "The worst case", rule 1), not on every trip
 of the loops around it. Its condition may read sizes, loop variables and node state
-computed from no input (tests/corpus/worst_case/if_once.alg, if_node_state.alg)."""
+computed from no input (tests/corpus/worst_case/if_once.alg, if_node_state.alg; their
+classes are their headers' `# expect classes:`, tests/support/corpus_expectations.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import algspec
 from algspec.efficiency.analysis import selections
 from algspec.efficiency.dependence import Taint
 from algspec.efficiency.measured import measure
+from tests.support import corpus_expectations as corpus
 
 HERE = Path(__file__).resolve().parents[1]
 PROGS = HERE / "corpus" / "worst_case"
@@ -46,7 +48,9 @@ def _classes(alg) -> tuple[str, ...]:
 @pytest.mark.parametrize("name", ["if_once", "if_node_state"])
 def test_a_branch_that_runs_once_is_counted_once(name: str) -> None:
     alg = algspec.load(PROGS / f"{name}.alg")
-    assert _classes(alg) == ("n", "n^2", "1/n", "1/n^2")
+    want = corpus.folder("worst_case")[name].classes
+    assert want == ("n", "n^2", "1/n", "1/n^2")  # T n, not n^2: the branch runs once
+    assert _classes(alg) == want
     res = measure(alg, [8, 16, 32], samples=2, seed=0, worst_case=True)
     assert res.fits["T"].verdict == "agrees", res.fits["T"].ratios
 

@@ -5,7 +5,8 @@ under `bound ceil(log2(n)) + 1`) and insertion sort (n - 1 shifts under `bound n
 approach their bounds from below with an offset and are never flagged; loops of n
 trips under `6 * sqrt(n)`, n ceil(log2 n) under `4 * n` and n^2 / 8 under `2 * n` are
 flagged before they fault, and a loop or a recursion that exceeds its bound while
-sampling is that fault, an error, either way.
+sampling is that fault, an error, either way. The fault each deliberately too small bound
+ends in is in its file's header (`# expect bound too small:`, tests/support/corpus_expectations.py).
 """
 
 from __future__ import annotations
@@ -25,13 +26,30 @@ from algspec.efficiency.lint_rules import (
     sampled_bound_lints,
 )
 from algspec.lint import lint_source
+from tests.support import corpus_expectations as corpus
 
 HERE = Path(__file__).resolve().parents[1] / "corpus" / "loop_bounds"
 SIZES = (4, 8, 16, 32, 64, 128)
+FILES = corpus.folder("loop_bounds")
 
 
 def _load(name: str):
     return algspec.load(HERE / f"{name}.alg")
+
+
+def _fault(name: str) -> str:
+    """The run-time code the file's too small bound faults with (its header)."""
+    code = FILES[name].bound_too_small
+    assert code is not None, f"{name} states no `# expect bound too small:`"
+    return code
+
+
+def _bound_line(name: str) -> int:
+    """The line of the file's one `while ... bound` loop (what W202 and the fault point at)."""
+    lines = [i for i, line in enumerate((HERE / f"{name}.alg").read_text().splitlines(), 1)
+             if line.lstrip().startswith("while ") and " bound " in line]
+    assert len(lines) == 1, (name, lines)
+    return lines[0]
 
 
 def _while_ids(alg) -> list[int]:
@@ -51,6 +69,7 @@ def test_heap_priority_queue_sorts() -> None:
 def test_offset_loops_are_never_flagged(name: str, largest: int) -> None:
     # every size up to `largest` sampled (no frame budget; insertion sort makes n^2 / 4
     # frames), judged on every prefix of sizes lint may see
+    assert FILES[name].bound_too_small is None and FILES[name].fault is None
     alg = _load(name)
     sizes = [k for k in SIZES if k <= largest]
     for seed in range(3):
@@ -119,22 +138,25 @@ def test_sqrt_bound_is_flagged_before_it_faults() -> None:
     alg = _load("count_sqrt_bound")
     diags = sampled_bound_lints(alg, sizes=(4, 8, 16, 32), samples=4)
     assert [(d.code, d.severity, d.span.line) for d in diags] == [
-        ("W202", Severity.WARNING, 14)]
+        ("W202", Severity.WARNING, _bound_line("count_sqrt_bound"))]
+    assert _fault("count_sqrt_bound") == "R102"  # the loop's fault, beyond n = 36
     assert "6 * sqrt(n)" in diags[0].message
     assert 32 < _crossing(diags[0].message) <= 48
 
 
-@pytest.mark.parametrize("name,line,fails_at", [
-    ("count_nlogn_bound", 14, 32),     # n ceil(log2 n) > 4n once log2 n > 4
-    ("count_square_bound", 13, 32),    # n^2 / 8 > 2n once n > 16
+@pytest.mark.parametrize("name,fails_at", [
+    ("count_nlogn_bound", 32),     # n ceil(log2 n) > 4n once log2 n > 4
+    ("count_square_bound", 32),    # n^2 / 8 > 2n once n > 16
 ])
-def test_too_small_bounds_are_predicted_then_fault(name: str, line: int, fails_at: int) -> None:
+def test_too_small_bounds_are_predicted_then_fault(name: str, fails_at: int) -> None:
     alg = _load(name)
+    line = _bound_line(name)
     (pred,) = sampled_bound_lints(alg, sizes=(4, 8, 16), samples=2)
     assert (pred.code, pred.severity, pred.span.line) == ("W202", Severity.WARNING, line)
     assert 16 <= _crossing(pred.message) <= fails_at
     (fault,) = sampled_bound_lints(alg, sizes=(4, 8, 16, 32), samples=2)
-    assert (fault.code, fault.severity, fault.span.line) == ("R102", Severity.ERROR, line)
+    assert _fault(name) == "R102"
+    assert (fault.code, fault.severity, fault.span.line) == (_fault(name), Severity.ERROR, line)
     assert f"at n = {fails_at}" in fault.message
     assert "sampling was fine at n = 4, 8, 16" in fault.message
 
@@ -148,7 +170,9 @@ def test_loop_and_recursion_bounds_exceeded_in_lint_are_both_errors(monkeypatch)
                        if d.code.startswith(("R", "W202"))]
     (loop,) = found["count_square_bound"]
     (rec,) = found["recursion_depth_too_small"]
-    assert (loop.code, rec.code) == ("R102", "R108")
+    assert (loop.code, rec.code) == ("R102", "R108") == (
+        _fault("count_square_bound"), _fault("recursion_depth_too_small"))
+    assert FILES["recursion_depth_too_small"].fault == "R108"  # already at n = 8
     assert loop.severity == rec.severity == Severity.ERROR
     assert "at n = 32" in loop.message and "at n = 8" in rec.message
     assert "depth" in rec.help
@@ -158,13 +182,16 @@ def test_too_small_total_bound_is_predicted_then_faults(monkeypatch) -> None:
     # n (n - 1) / 2 trips over the run under `total bound 8 * n`, each execution within its
     # `bound n`: growth of the run's trips against the total, then the total's own fault.
     alg = _load("total_square_bound")
+    line = _bound_line("total_square_bound")
     (pred,) = sampled_bound_lints(alg, sizes=(4, 8, 16), samples=2)
-    assert (pred.code, pred.severity, pred.span.line) == ("W202", Severity.WARNING, 16)
+    assert (pred.code, pred.severity, pred.span.line) == ("W202", Severity.WARNING, line)
     assert "over the run" in pred.message and "total bound `8 * n`" in pred.message
     assert "total bound" in pred.help
     assert 16 <= _crossing(pred.message) <= 32
     (fault,) = sampled_bound_lints(alg, sizes=(4, 8, 16, 32), samples=2)
-    assert (fault.code, fault.severity, fault.span.line) == ("R112", Severity.ERROR, 16)
+    assert _fault("total_square_bound") == "R112"
+    assert (fault.code, fault.severity, fault.span.line) == (_fault("total_square_bound"),
+                                                             Severity.ERROR, line)
     assert "at n = 32" in fault.message and "sampling was fine at n = 4, 8, 16" in fault.message
     assert "total bound" in fault.help
     monkeypatch.setenv("ALGSPEC_NO_CACHE", "1")  # and `algspec lint` finds one of the two
@@ -172,7 +199,7 @@ def test_too_small_total_bound_is_predicted_then_faults(monkeypatch) -> None:
     (found,) = [d for d in lint_source(path.read_text(), str(path))
                 if d.code.startswith(("R", "W202"))]
     # lint's CPU budget may stop before n = 32: the prediction, else the fault
-    assert found.code in ("W202", "R112") and found.span.line == 16
+    assert found.code in ("W202", _fault("total_square_bound")) and found.span.line == line
 
 
 def test_a_total_bound_in_n_is_a_growing_bound() -> None:

@@ -24,12 +24,16 @@ It stops below the first size whose static capacity exceeds CONFIRM_BUDGET, so i
 stays cheap.
 
 The files whose declared loop bound is too small by design (tests/corpus/loop_bounds,
-lint W202's examples) must contradict it: sampling faults (R102/R108), or T exceeds.
+lint W202's examples; their header's `# expect bound too small: R102`) must contradict it:
+sampling faults with the stated code (R102 loop, R108 recursion depth, R112 total bound),
+or T or c exceeds.
 
 Equivalent spellings get equal classes at both ends: `where` and `if` (node and edge
 processors, a test on the processor's own state or across an edge), a readout and
 the processors' combining write, a filter and a conjunction (more pairs, at both
-ends, in tests/efficiency/test_normal_forms.py).
+ends, in tests/efficiency/test_normal_forms.py). The pairs are the tests/corpus/worst_case
+files whose header states `# expect same classes as:`, and the ends each rule gives are
+their headers' `# expect ranges:` (tests/support/corpus_expectations.py).
 
 The measured part of the slowest programs (over a second each) is marked slow; the
 rest runs in about half a minute on two cores.
@@ -45,6 +49,7 @@ import algspec
 from algspec.diagnostics import RuntimeFault
 from algspec.efficiency.measured import measure
 from algspec.efficiency.worst_case import RANGED
+from tests.support import corpus_expectations as corpus
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parents[1]
@@ -55,14 +60,10 @@ CONFIRM_SIZES = [8, 16, 32, 64]  # a suspicious verdict is measured again, large
 CONFIRM = 2 * SAMPLES
 CONFIRM_BUDGET = 100_000  # node-rounds per sample (static c at m = n^2) a confirmation size may cost
 
-# Declared bounds that are too small on purpose: the contract must catch them.
-WRONG_BOUNDS = {
-    "tests/corpus/loop_bounds/count_nlogn_bound.alg",
-    "tests/corpus/loop_bounds/count_sqrt_bound.alg",
-    "tests/corpus/loop_bounds/count_square_bound.alg",
-    "tests/corpus/loop_bounds/recursion_depth_too_small.alg",
-    "tests/corpus/loop_bounds/total_square_bound.alg",
-}
+# Declared bounds that are too small on purpose (`# expect bound too small: CODE` in the
+# file's header): the contract must catch them. Path -> the code sampling faults with.
+WRONG_BOUNDS = {f"tests/corpus/{name}.alg": e.bound_too_small
+                for name, e in corpus.corpus().items() if e.bound_too_small is not None}
 # Measured in about a second or more each (static and measured, SIZES x SAMPLES, one
 # core of a busy two-core machine): the slow part. Everything else takes ~0.2 s.
 SLOW = {
@@ -185,6 +186,7 @@ def _check_measured(alg, name: str) -> None:
     except RuntimeFault as f:
         if name in WRONG_BOUNDS:
             assert f.diagnostic.code in ("R102", "R107", "R108", "R112"), f.diagnostic.code
+            assert f.diagnostic.code == WRONG_BOUNDS[name], (name, f.diagnostic.code)
             return
         raise
     if name in WRONG_BOUNDS:
@@ -217,11 +219,17 @@ def test_more_generated_programs_never_contradict_their_classes(seed: int) -> No
 
 
 def test_every_slow_and_wrong_bound_file_exists() -> None:
-    assert (SLOW | WRONG_BOUNDS) <= set(FILES)
+    assert (SLOW | set(WRONG_BOUNDS)) <= set(FILES)
+    assert len(WRONG_BOUNDS) >= 5  # the loop_bounds examples of lint W202
+    assert {Path(p).parent.name for p in WRONG_BOUNDS} == {"loop_bounds"}
 
 
 # ------------------------------------------------------------------ equivalent spellings
 PROGS = HERE / "corpus" / "worst_case"
+WORST = corpus.folder("worst_case")
+# (a, b): b's header states `# expect same classes as: worst_case/a`.
+PAIRS = [(corpus.resolve(e.same_classes_as).path.stem, name) for name, e in WORST.items()
+         if e.same_classes_as is not None]
 
 
 def _both_ends(alg) -> tuple[str, ...]:
@@ -229,13 +237,13 @@ def _both_ends(alg) -> tuple[str, ...]:
     return (str(s.rounds), str(s.capacity)) + tuple(str(s.range(q)) for q in RANGED)
 
 
-@pytest.mark.parametrize(("a", "b"), [
-    ("where_node", "if_node"),             # a test on each processor's own data
-    ("edge_guard", "edge_guard_if"),       # edge processors, their own datum
-    ("edge_compare", "edge_compare_if"),   # edge processors comparing their two ends
-    ("readout_min", "crcw_min"),           # a readout and the processors' combining write
-])
+# where_node / if_node: a test on each processor's own data; edge_guard / edge_guard_if:
+# edge processors, their own datum; edge_compare / edge_compare_if: edge processors
+# comparing their two ends; readout_min / crcw_min: a readout and the processors'
+# combining write.
+@pytest.mark.parametrize(("a", "b"), PAIRS)
 def test_equivalent_spellings_get_equal_ranges(a: str, b: str) -> None:
+    assert corpus.resolve(f"worst_case/{a}").path == PROGS / f"{a}.alg"
     assert _both_ends(algspec.load(PROGS / f"{a}.alg")) == \
         _both_ends(algspec.load(PROGS / f"{b}.alg"))
 
@@ -246,16 +254,22 @@ def test_guards_readouts_and_while_any_follow_one_definition() -> None:
         s = algspec.load(PROGS / f"{name}.alg").static_efficiency()
         return {q: str(s.range(q)) for q in ("eta", "epsilon")}
 
+    def stated(name: str) -> dict[str, str]:  # the header's `# expect ranges:`
+        assert WORST[name].ranges is not None, name
+        return WORST[name].ranges
+
     # where / if: O(1) .. all processors, both spellings (was 1/n vs 1 for eta)
-    assert ranges("where_node") == ranges("if_node") == {"eta": "1/n .. 1",
-                                                         "epsilon": "1/n^2 .. 1/n"}
+    assert ranges("where_node") == ranges("if_node") == stated("where_node") == \
+        stated("if_node")
+    assert set(stated("where_node")) == {"eta", "epsilon"}
     # an edge guard on the edge's own datum selects O(1) .. all edges (was eps 1 only)
-    assert ranges("edge_guard")["epsilon"] == "1/n .. 1"
+    assert ranges("edge_guard")["epsilon"] == stated("edge_guard")["epsilon"]
     # one processor aggregating its neighbourhood touches at most n edges, not m
     s = algspec.load(PROGS / "color_min.alg").static_efficiency()
-    assert str(s.range("active_edges")) == "n .. n^2" and str(s.edge_efficiency) == "1/m"
+    assert str(s.range("active_edges")) == stated("color_min")["active_edges"]
+    assert str(s.edge_efficiency) == WORST["color_min"].classes[3]
     # a `while any(...)` readout is decided by its witnesses: O(1) .. n nodes
-    assert ranges("while_any")["eta"] == "1/n .. 1"
+    assert ranges("while_any")["eta"] == stated("while_any")["eta"]
 
 
 def test_where_and_if_are_measured_alike() -> None:

@@ -9,8 +9,9 @@ states one fact the tests check (tests/corpus/test_corpus_expectations.py, and t
 read their folder's facts through this module instead of Python tables). Keys:
 
     reference: TABLE/NAME      the program's outputs (and listed hints) equal the
-                               independent reference NAME of TABLE (`REFERENCE_TABLES`:
-                               sequential, language, parallel), batched and per sample
+                               independent reference NAME of TABLE (`reference_tables`:
+                               sequential, language, parallel, textbook), batched and
+                               per sample
     sizes: 3 5 16              the sizes n its reference is checked at (default the suite's)
     classes: T=n c=n^2 eta=1/n eps=1/n^2
                                the static classes (rounds, capacity, node and edge
@@ -18,6 +19,12 @@ read their folder's facts through this module instead of Python tables). Keys:
     xfail classes: T=... c=... eta=... eps=...
                                textbook classes algspec does not give yet (a known
                                mismatch: the static classes must differ, strict xfail)
+    xfail reason: TEXT         why algspec gives other classes than `xfail classes` (the
+                               strict xfail's reason; only with `xfail classes`)
+    ranges: eta=1/n .. 1 epsilon=1/n^2 .. 1/n
+                               the worst case's `fewest .. most` of some of work,
+                               active_edges, eta and epsilon (`StaticEfficiency.range`,
+                               as printed; a single class where both ends agree)
     group: NAME                every file of group NAME gets the same static classes
                                (equivalent spellings of one program)
     same classes as: FOLDER/STEM
@@ -26,6 +33,11 @@ read their folder's facts through this module instead of Python tables). Keys:
     diagnostics: E401 W202     the codes `algspec lint` reports, in order (the file is
                                deliberately wrong; nothing else is checked)
     fault: R108                sampling at a small size faults with this code
+    bound too small: R102      a declared bound (loop, recursion depth, total) too small
+                               by design: sampling faults with this code once the bound
+                               is exceeded (R102 loop, R108 recursion, R112 total bound),
+                               or, at sizes still within it, measured T or c exceeds the
+                               static class (tests/efficiency/test_worst_case_contract.py)
     role: include              a fragment other files include; not a program of its own
     replaces: FOLDER/STEM      this file is the kept copy of a merged duplicate: tests
                                that named FOLDER/STEM run this file
@@ -42,10 +54,12 @@ from pathlib import Path
 
 TESTS = Path(__file__).resolve().parents[1] / "corpus"
 CLASS_KEYS = ("T", "c", "eta", "eps")  # rounds, capacity, node and edge efficiency
-KEYS = ("reference", "sizes", "classes", "xfail classes", "group", "same classes as",
-        "diagnostics", "fault", "role", "replaces")
+RANGE_KEYS = ("work", "active_edges", "eta", "epsilon")  # algspec's RANGED quantities
+KEYS = ("reference", "sizes", "classes", "xfail classes", "xfail reason", "ranges", "group",
+        "same classes as", "diagnostics", "fault", "bound too small", "role", "replaces")
 _EXPECT = re.compile(r"#\s*expect\s+([a-z][a-z ]*?)\s*:\s*(.*?)\s*$")
 _CLASS = re.compile(r"(?:^|\s)(T|c|eta|eps)=")
+_RANGE = re.compile(r"(?:^|\s)(work|active_edges|eta|epsilon)=")
 _CODE = re.compile(r"[ELWR]\d{3}")
 
 
@@ -60,10 +74,13 @@ class Expectations:
     sizes: tuple[int, ...] | None = None
     classes: tuple[str, str, str, str] | None = None
     xfail_classes: tuple[str, str, str, str] | None = None
+    xfail_reason: str | None = None
+    ranges: dict[str, str] | None = None
     group: str | None = None
     same_classes_as: str | None = None
     diagnostics: tuple[str, ...] | None = None
     fault: str | None = None
+    bound_too_small: str | None = None
     role: str | None = None
     replaces: list[str] = field(default_factory=list)
     lines: dict[str, int] = field(default_factory=dict)  # key -> line number
@@ -97,6 +114,20 @@ def parse_classes(text: str, where: str = "") -> tuple[str, str, str, str]:
     if list(got) != list(CLASS_KEYS) or not all(got.values()):
         raise HeaderError(f"{where}: classes are T=... c=... eta=... eps=..., got {text!r}")
     return tuple(got[k] for k in CLASS_KEYS)  # type: ignore[return-value]
+
+
+def parse_ranges(text: str, where: str = "") -> dict[str, str]:
+    """`eta=1/n .. 1 epsilon=1/n^2 .. 1/n` -> {"eta": "1/n .. 1", "epsilon": "1/n^2 .. 1/n"}."""
+    parts = _RANGE.split(text)
+    if parts[0].strip() or len(parts) < 3:
+        raise HeaderError(f"{where}: ranges are QUANTITY=FEWEST .. MOST, QUANTITY one of "
+                          f"{', '.join(RANGE_KEYS)}: {text!r}")
+    got = dict(zip(parts[1::2], (p.strip() for p in parts[2::2]), strict=True))
+    order = [k for k in RANGE_KEYS if k in got]
+    if list(got) != order or len(got) != len(parts) // 2 or not all(got.values()):
+        raise HeaderError(f"{where}: ranges name each of {', '.join(RANGE_KEYS)} at most "
+                          f"once, in that order: {text!r}")
+    return got
 
 
 def format_classes(classes: tuple[str, ...]) -> str:
@@ -134,15 +165,17 @@ def parse(path: Path, text: str | None = None) -> Expectations:
             e.classes = parse_classes(value, where)
         elif key == "xfail classes":
             e.xfail_classes = parse_classes(value, where)
+        elif key == "ranges":
+            e.ranges = parse_ranges(value, where)
         elif key == "diagnostics":
             codes = tuple(value.split())
             if not codes or not all(_CODE.fullmatch(c) for c in codes):
                 raise HeaderError(f"{where}: diagnostics are codes such as E401: {value!r}")
             e.diagnostics = codes
-        elif key == "fault":
+        elif key in ("fault", "bound too small"):
             if not re.fullmatch(r"R\d{3}", value):
                 raise HeaderError(f"{where}: a fault is a run-time code such as R108: {value!r}")
-            e.fault = value
+            setattr(e, key.replace(" ", "_"), value)
         elif key == "sizes":
             e.sizes = tuple(int(x) for x in value.split())
         elif key == "replaces":
@@ -153,6 +186,8 @@ def parse(path: Path, text: str | None = None) -> Expectations:
             e.role = value
         else:
             setattr(e, key.replace(" ", "_"), value)
+    if e.xfail_reason is not None and e.xfail_classes is None:
+        raise HeaderError(f"{path}: an `xfail reason` is the reason of `xfail classes`")
     return e
 
 
@@ -201,15 +236,18 @@ def groups(files: dict[str, Expectations]) -> dict[str, list[str]]:
 
 
 # ------------------------------------------------------------------ references
-def reference_tables() -> dict[str, dict[str, Callable | None]]:
-    """TABLE -> NAME -> reference, the independent references the headers key into."""
+def reference_tables() -> dict[str, dict[str, Callable | tuple | None]]:
+    """TABLE -> NAME -> reference, the independent references the headers key into (a
+    textbook reference is (reference, the inputs it takes): tests/support/textbook_refs.py)."""
     from tests.programs.test_parallel_match_references import REFERENCES as parallel
     from tests.support.language_refs import REFERENCES as language
     from tests.support.sequential_refs import REFERENCES as sequential
-    return {"sequential": sequential, "language": language, "parallel": parallel}
+    from tests.support.textbook_refs import REFERENCES as textbook
+    return {"sequential": sequential, "language": language, "parallel": parallel,
+            "textbook": textbook}
 
 
-def reference_of(path: Path) -> Callable | None:
+def reference_of(path: Path) -> Callable | tuple | None:
     """The reference a file's header names (None if it names none)."""
     e = parse(path)
     if e.reference is None:
@@ -220,10 +258,15 @@ def reference_of(path: Path) -> Callable | None:
 
 def check_reference(e: Expectations, n: int) -> None:
     """One small check of a file against the reference its header names, by its table's
-    checker (sequential, language: tests/support/feedback_check.py; parallel: its suite's)."""
+    checker (sequential, language: tests/support/feedback_check.py; parallel: its suite's;
+    textbook: tests/support/textbook_refs.py)."""
     import algspec
     table, name = e.reference.split("/", 1)
     alg = algspec.load(e.path)
+    if table == "textbook":
+        from tests.support.textbook_refs import check as check_textbook
+        check_textbook(alg, name, ((n, 0),))
+        return
     if table == "parallel":
         from tests.programs.test_parallel_match_references import check_reference as check
         check(alg, name, (n,))
