@@ -17,6 +17,7 @@ measured, lint, `algspec.sizes`, `CompiledAlgorithm.generate`) calls these.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -29,21 +30,24 @@ from algspec.graph_kinds import GRAPH_KINDS
 V = TypeVar("V")
 
 
-class SizeAlgebra(Generic[V]):
+class SizeAlgebra(ABC, Generic[V]):
     """What a fold over a size expression computes at each kind of node."""
 
     def whole(self, e: ir.Expr) -> V | None:
         """A value for the whole subtree `e`, or None to fold into it."""
         return None
 
+    @abstractmethod
     def leaf(self, e: ir.Const | ir.Size) -> V:
-        raise NotImplementedError
+        """The value of a constant or of n, m, N."""
 
+    @abstractmethod
     def apply(self, op: ops.Op, e: ir.Expr, args: list[V], parts: list[ir.Expr]) -> V:
-        raise NotImplementedError
+        """The value of `op` over its operands' values (`parts` are the operands)."""
 
+    @abstractmethod
     def cond(self, e: ir.Cond, value: Callable[[ir.Expr], V]) -> V:
-        raise NotImplementedError
+        """The one policy for `a if c else b` (`value` folds a subexpression)."""
 
     def unknown(self, e: ir.Expr) -> Exception:
         """The error for a node that is not a size (a read, an index, an aggregation)."""

@@ -312,9 +312,7 @@ class Machine(Env):
         self.broken.append(np.zeros(self.B, bool))
         lanes = mask & self.eval(s.cond, 0, mask)
         while lanes.any():
-            iters += lanes
-            count_total(self, s, lanes)
-            over = lanes & (iters > bound)
+            over = self._trip(s, lanes, iters, bound)
             if over.any():
                 self.stmt = s
                 b = int(bound[over][0])
@@ -361,9 +359,7 @@ class Machine(Env):
                 if not (live & ~self.broken[-1]).any():
                     break
                 continue
-            iters += lanes
-            count_total(self, s, lanes)
-            over = lanes & (iters > bound)
+            over = self._trip(s, lanes, iters, bound)
             if over.any():
                 self.stmt = s
                 self.fault("R102", "loop bound exceeded", over)
@@ -404,9 +400,7 @@ class Machine(Env):
             lanes = mask & ~self.broken[-1] & (t < trips)
             if not lanes.any():
                 break
-            iters += lanes
-            count_total(self, s, lanes)
-            over = lanes & (iters > bound)
+            over = self._trip(s, lanes, iters, bound)
             if over.any():
                 self.stmt = s
                 self.fault("R102", "loop bound exceeded", over)
@@ -414,6 +408,14 @@ class Machine(Env):
             self.block(s.body, lanes, 0)
         self.broken.pop()
         self._count_iters(s, mask, iters)
+
+    def _trip(self, s: ir.Loop, lanes: np.ndarray, iters: np.ndarray,
+              bound: np.ndarray) -> np.ndarray:
+        """Count one trip of loop `s` on `lanes` (per execution in `iters`, over the run for a
+        `total bound`); the lanes past the per-execution bound, which the caller faults."""
+        iters += lanes
+        count_total(self, s, lanes)
+        return lanes & (iters > bound)
 
     def for_edges(self, s: ir.ForEdges, mask: np.ndarray) -> None:
         """`for (u, v) in edges(A)`: each sample's own edges, one trip each.
@@ -444,9 +446,7 @@ class Machine(Env):
             lanes = mask & ~self.broken[-1] & (k < counts)
             if not lanes.any():
                 break
-            iters += lanes
-            count_total(self, s, lanes)
-            over = lanes & (iters > bound)
+            over = self._trip(s, lanes, iters, bound)
             if over.any():
                 self.stmt = s
                 x = int(bound[over][0])

@@ -51,6 +51,7 @@ from algspec.efficiency.asymptotic import Asymptotic
 from algspec.efficiency.measured import measure
 from tests.support import corpus_expectations as corpus
 from tests.support import textbook_refs
+from tests.support.feedback_check import compare
 
 HERE = Path(__file__).resolve().parents[1] / "corpus" / "textbook"
 P = Asymptotic.parse
@@ -69,8 +70,6 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, str, str, str]]] = {
     for group, names in corpus.groups(FILES).items()}
 # Static classes that differ from the hand derivation: analysis gaps, each with its cause.
 MISMATCH = {name: e.xfail_reason for name, e in FILES.items() if e.xfail_classes is not None}
-# Groups whose equivalent styles get different static classes (and why).
-UNEQUAL: dict[str, str] = {}
 
 
 def _marks(name: str) -> list:
@@ -119,15 +118,8 @@ def test_static_classes_are_the_hand_derived_classes(name: str) -> None:
     assert got == want, (name, [str(x) for x in got])
 
 
-def _group_marks(group: str) -> list:
-    if group in UNEQUAL:
-        return [pytest.mark.xfail(strict=True, reason=UNEQUAL[group])]
-    return []
-
-
-@pytest.mark.parametrize("group", [pytest.param(g, marks=_group_marks(g)) for g in
-                                   sorted(g for g, (names, _) in GROUPS.items()
-                                          if len(names) > 1)])
+@pytest.mark.parametrize("group", sorted(g for g, (names, _) in GROUPS.items()
+                                          if len(names) > 1))
 def test_equivalent_styles_get_equal_classes(group: str) -> None:
     names = GROUPS[group][0]
     first = [str(x) for x in _classes(names[0])]
@@ -148,3 +140,17 @@ def test_measured_agrees_with_static(name: str) -> None:
     for q in ("T", "c", "eta", "epsilon"):
         f = res.fits[q]
         assert f.verdict == "agrees", (name, q, f.verdict, f.ratios)
+
+
+# The programs whose run-time state is new to the interpreter (a `total bound`'s counters over
+# a run, recursion frames): a batch of 1, 2 or n samples equals each sample traced alone,
+# hints and padding included (tests/support/feedback_check.py).
+PER_LANE = sorted(name for name, e in FILES.items()
+                  if "total bound" in e.path.read_text() or "depth" in e.path.read_text())
+
+
+@pytest.mark.parametrize("name", PER_LANE)
+def test_batches_of_1_2_and_n_equal_samples_traced_alone(name: str) -> None:
+    alg = algspec.load(FILES[name].path)
+    for B in (1, 2, 6):
+        compare(alg, name, 6, B, seed=B)

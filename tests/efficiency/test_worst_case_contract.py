@@ -115,15 +115,6 @@ def _files() -> list[str]:
 
 
 FILES = _files()
-# Generated programs where the contract finds a gap; each fails its measured check.
-GENERATED_GAPS: dict[int, str] = {}
-
-
-def _seeds(seeds: range) -> list:
-    return [pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=GENERATED_GAPS[s]))
-            if s in GENERATED_GAPS else s for s in seeds]
-
-
 GENERATED = [s for s in range(16) if s not in (4, 13)]  # measured by default (~0.3 s each)
 GENERATED_SLOW = [4, 13, *range(16, 64)]
 
@@ -207,13 +198,13 @@ def test_measured_never_contradicts_the_static_classes_slow(path: str) -> None:
     _check_measured(algspec.load(ROOT / path), path)
 
 
-@pytest.mark.parametrize("seed", _seeds(GENERATED))
+@pytest.mark.parametrize("seed", GENERATED)
 def test_generated_programs_never_contradict_their_classes(seed: int) -> None:
     _check_measured(_generated(seed), f"generated {seed}")
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", _seeds(GENERATED_SLOW))
+@pytest.mark.parametrize("seed", GENERATED_SLOW)
 def test_more_generated_programs_never_contradict_their_classes(seed: int) -> None:
     _check_measured(_generated(seed), f"generated {seed}")
 
