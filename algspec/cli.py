@@ -23,6 +23,7 @@ from algspec.cli_args import (
     fail,
     interrupted,
     load_or_exit,
+    progress_option,
     progress_wanted,
 )
 from algspec.cli_args import parse_params as _parse_params
@@ -31,8 +32,26 @@ from algspec.diagnostics import AlgError, RuntimeFault, render
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   rich_markup_mode=None,
                   cls=OneLineErrors,
+                  # every command's help: -h or --help (click passes this to subcommands)
+                  context_settings={"help_option_names": ["-h", "--help"]},
                   help="Write a neural algorithmic reasoning task once as a .alg file: lint it, "
                        "compile it into a CLRS sampler, measure its efficiency, train on it.")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from algspec.version import __version__
+        print(f"algspec {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option(
+        "--version", is_eager=True, callback=_print_version,
+        help="Print algspec's version and exit.")] = False,
+) -> None:
+    """Options before the command (`algspec --version`)."""
 
 
 def parse_params(items: list[str] | None) -> dict[str, Any]:
@@ -54,6 +73,7 @@ def lint(
         "--output-format", help="concise, full or json.")] = "concise",
     no_sample: Annotated[bool, typer.Option(
         "--no-sample", help="Skip the rules that sample small instances.")] = False,
+    progress: Annotated[bool, progress_option()] = True,
 ) -> None:
     """Report errors and suspicious constructs; exit 0 clean, 1 findings, 2 usage error."""
     if output_format not in ("concise", "full", "json"):
@@ -63,7 +83,7 @@ def lint(
     for p in paths:
         if p.is_dir():
             files += sorted(p.rglob("*.alg"))
-        elif p.is_file():
+        elif p.exists():  # a FIFO or a device is refused by reading it (E006), unopened
             files.append(p)
         else:
             raise fail(f"no such file or folder: {p}")
@@ -93,22 +113,25 @@ def _length_summary(alg, n: int, samples: int, seed: int, params: dict) -> dict:
 
 @app.command()
 def compile(
-    file: Annotated[Path, typer.Argument(help="The .alg file.")],
+    file: Annotated[Path, typer.Argument(help="The .alg file, or its .yaml form.")],
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
     samples: Annotated[int, typer.Option(help="Samples per size for the lengths.", min=1)] = 32,
     seed: Annotated[int, typer.Option(help="Seed for the sampled lengths.", min=0)] = 0,
     param: ParamOpt = None,
+    progress: Annotated[bool, progress_option()] = True,
 ) -> None:
     """Compile FILE: print its CLRS spec, interconnection graph, lengths and static efficiency."""
     alg = load_or_exit(file)
     params = parse_params(param)
-    try:
-        lengths = [_length_summary(alg, n, samples, seed, params) for n in (16, 64)]
-    except RuntimeFault as f:  # first: a fault may also be a ValueError (GeneratorFault)
-        print(f.diagnostic.concise_block(), file=sys.stderr)
-        raise typer.Exit(1) from None
+    try:  # unknown names or bad values; any other ValueError later is a bug in algspec
+        alg.generator_params(**params)
     except ValueError as e:
         raise fail(str(e)) from None
+    try:
+        lengths = [_length_summary(alg, n, samples, seed, params) for n in (16, 64)]
+    except RuntimeFault as f:  # a generator that cannot draw at this size, a broken bound
+        print(f.diagnostic.concise_block(), file=sys.stderr)
+        raise typer.Exit(1) from None
     from algspec.efficiency.analysis import analyse
     from algspec.generators import jsonable
     static = analyse(alg.ir)
@@ -124,7 +147,7 @@ def compile(
             "lengths": lengths,
             # `efficiency --static --json`'s keys and values; the four long names are
             # deprecated aliases of T, c, eta and epsilon, kept for existing readers.
-            "static": {**static.as_dict(), "range": static.ranges_dict(),
+            "static": {**static.json_dict(),
                        "rounds": str(static.rounds), "capacity": str(static.capacity),
                        "node_efficiency": str(static.node_efficiency),
                        "edge_efficiency": str(static.edge_efficiency)},
@@ -150,7 +173,7 @@ def compile(
 
 @app.command()
 def sample(
-    file: Annotated[Path, typer.Argument(help="The .alg file.")],
+    file: Annotated[Path, typer.Argument(help="The .alg file, or its .yaml form.")],
     length: Annotated[int, typer.Option("--length", "-n", help="Problem size n.")] = 16,
     num: Annotated[int, typer.Option("--num", "-k", help="Number of samples.")] = 100,
     seed: Annotated[int, typer.Option(help="Random seed.", min=0)] = 0,
@@ -164,10 +187,10 @@ def sample(
     """Write K samples of size N as .npz with a manifest (reproducible byte for byte)."""
     if length < 1 or num < 1:
         raise fail("--length and --num must be positive")
+    alg = load_or_exit(file)  # the input's mistakes first, then the output's
     check_out_folder(out)
     if out.is_dir() and any(out.iterdir()) and not overwrite:
         raise fail(f"{out} is not empty; pass --overwrite to replace it")
-    alg = load_or_exit(file)
     params = parse_params(param)
     try:
         alg.generator_params(**params)
@@ -178,10 +201,16 @@ def sample(
              "--seed", str(seed), "--out", str(out), *(["--overwrite"] if overwrite else [])]
     for item in param or []:
         words += ["--param", item]
+    from algspec.memory_budget import TooLarge
+    from algspec.output_files import check_target, claim
+    check_target(out, "dir", overwrite=overwrite)  # a device, an unwritable parent: one line
     try:
-        with _SampleProgress(progress_wanted(progress), num, out) as bar:
+        # Held for the whole run: a second `sample` into the same --out fails at once.
+        with claim(out), _SampleProgress(progress_wanted(progress), num, out) as bar:
             path = export(alg, out, length, num, seed, params, overwrite=overwrite,
                           progress=bar.update)
+    except TooLarge as e:  # known from the first chunk: nothing was written
+        raise fail(str(e), 1) from None
     except KeyboardInterrupt:
         left = ("the earlier dataset there is untouched" if out.is_dir() and any(out.iterdir())
                 else f"nothing was written to {out}")
@@ -257,6 +286,7 @@ def _quickstart_summary(paths: list[Path]) -> None:
 def demo(
     paths: Annotated[list[Path] | None, typer.Argument(help="Files (default: algorithms/).")]
     = None,
+    progress: Annotated[bool, progress_option()] = True,
 ) -> None:
     """Lint, compile and sample (n=16, 64 samples) each algorithm; print a summary table."""
     files = paths or sorted(Path("algorithms").glob("*.alg"))
@@ -270,29 +300,34 @@ def demo(
 @app.command()
 def convert(
     file: Annotated[Path, typer.Argument(help="A .alg file or its .yaml form.")],
-    to: Annotated[str, typer.Option(help="yaml or alg.")] = "yaml",
+    to: Annotated[str | None, typer.Option(
+        help="yaml or alg [default: the other form of FILE: alg for a .yaml/.yml file, "
+             "yaml otherwise].", show_default=False)] = None,
     out: Annotated[Path | None, typer.Option(
         help="Where to write [default: FILE with the other suffix].")] = None,
     overwrite: Annotated[bool, typer.Option(help="Replace an existing file.")] = False,
+    progress: Annotated[bool, progress_option()] = True,
 ) -> None:
     """Write an algorithm in its YAML form or back as .alg (the same program: same spec
     hash; comments kept)."""
     from algspec.language import yaml_form
     from algspec.language.yaml_writer import to_yaml
+    is_yaml = yaml_form.is_yaml_path(str(file))
+    to = to or ("alg" if is_yaml else "yaml")  # the other form of FILE
     if to not in ("yaml", "alg"):
         raise fail(f"--to must be yaml or alg, not {to!r}")
     check_file(file)
     target = out or file.with_suffix(".yaml" if to == "yaml" else ".alg")
-    if target.exists() and not overwrite:
-        raise fail(f"{target} exists; pass --overwrite to replace it")
     if target.resolve() == file.resolve():
-        raise fail(f"{target} is the file being converted; give another --out")
-    if target.is_dir() or (target.parent.exists() and not target.parent.is_dir()):
-        raise fail(f"cannot write {target}: not a file path")
+        hint = (f" (it is already {to}; --to {'alg' if to == 'yaml' else 'yaml'} converts "
+                "it to the other form)") if is_yaml == (to == "yaml") else ""
+        raise fail(f"{target} is the file being converted; give another --out{hint}")
+    from algspec.output_files import check_target
+    # Only a regular file is replaced; a link is followed (its target is written).
+    real = check_target(target, "file", overwrite=overwrite)
     from algspec.source_file import read_source
     try:
         text = read_source(file)
-        is_yaml = yaml_form.is_yaml_path(str(file))
         if to == "yaml":
             converted = to_yaml(yaml_form.to_alg_text(text, str(file)) if is_yaml else text,
                                 str(file))
@@ -306,15 +341,18 @@ def convert(
         raise typer.Exit(1) from None
     from algspec.source_file import write_source_atomic
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_source_atomic(target, converted)
+        write_source_atomic(target, converted, overwrite=overwrite)
     except OSError as e:
         raise fail(f"cannot write {target}: {e.strerror or e}") from None
-    print(f"wrote {target}")
+    print(f"wrote {real} (through the link {target})" if target.is_symlink()
+          else f"wrote {target}")
 
 
 @app.command()
-def explain(code: Annotated[str, typer.Argument(help="A diagnostic code, e.g. E401.")]) -> None:
+def explain(
+    code: Annotated[str, typer.Argument(help="A diagnostic code, e.g. E401.")],
+    progress: Annotated[bool, progress_option()] = True,
+) -> None:
     """Print what a diagnostic code means (from the registry in algspec/codes.py)."""
     from algspec import codes
     try:

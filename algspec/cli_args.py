@@ -16,6 +16,8 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
+from algspec.output_files import OutputError
+
 try:  # typer >= 0.20 parses with its own copy of click, whose exceptions these are
     from typer import _click as click
 except ImportError:  # pragma: no cover - older typer on plain click
@@ -68,12 +70,19 @@ class OneLineErrors(TyperGroup):
             print(f"error: {text}", file=sys.stderr)
             sys.exit(e.exit_code)
         except MemoryError as e:  # sizes or sample counts too big for this machine
-            print(f"error: out of memory ({e}); try smaller sizes or fewer samples",
-                  file=sys.stderr)
+            from algspec.memory_budget import TooLarge
+            if isinstance(e, TooLarge):  # refused up front, with the estimate
+                print(f"error: {e}", file=sys.stderr)
+            else:
+                print(f"error: out of memory ({e}); try smaller sizes or fewer samples",
+                      file=sys.stderr)
             sys.exit(1)
         except typer.Abort:
             print("aborted", file=sys.stderr)
             sys.exit(1)
+        except OutputError as e:  # an --out that cannot be written, or one another run holds
+            print(f"error: {e}", file=sys.stderr)
+            sys.exit(2)
         except OSError as e:
             if caused_by_interrupt(e):
                 print(f"interrupted: {generic_interrupt(argv)}", file=sys.stderr)
@@ -115,6 +124,8 @@ def recording_sigint() -> Iterator[None]:
     it into another exception on its way up (pydantic's schema builder raises SchemaError,
     an import an ImportError) is still told apart from a bug in algspec."""
     INTERRUPT.seen = INTERRUPT.reported = False
+    from algspec.interrupts import IGNORING
+    IGNORING.on = False
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -122,7 +133,8 @@ def recording_sigint() -> Iterator[None]:
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        # the command's results are written: the console script ignores Ctrl-C to its exit
+        signal.signal(signal.SIGINT, signal.SIG_IGN if IGNORING.on else previous)
 
 
 def caused_by_interrupt(exc: BaseException) -> bool:
@@ -157,6 +169,17 @@ def interrupted(message: str) -> typer.Exit:
     return typer.Exit(INTERRUPTED)
 
 
+# Every command takes --progress/--no-progress, so a script can pass --no-progress to
+# any of them; commands without progress output accept it and show nothing either way.
+NO_PROGRESS_HELP = ("Show progress on stderr when it is a terminal (this command shows none; "
+                    "--no-progress is accepted by every command).")
+
+
+def progress_option(help: str = NO_PROGRESS_HELP) -> Any:
+    """The `--progress/--no-progress` option every command takes."""
+    return typer.Option("--progress/--no-progress", help=help)
+
+
 def progress_wanted(flag: bool = True, stream: Any = None) -> bool:
     """Progress bars and notes only when asked for and stderr is a terminal (a log file or
     a pipe gets the results, not a stream of carriage returns)."""
@@ -180,7 +203,7 @@ def check_file(path) -> None:
     if p.is_dir():
         raise fail(f"{p} is a folder, not a .alg file")
     if not p.is_file():
-        raise fail(f"no such file: {p}")
+        raise fail(f"{p} is not a regular file" if p.exists() else f"no such file: {p}")
 
 
 def check_out_folder(out, flag: str = "--out") -> None:

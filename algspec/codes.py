@@ -44,6 +44,10 @@ _ALL = [
        "A `.yaml` algorithm that is not YAML, or not the form `algspec convert` writes: "
        "a mapping with `algorithm`, `nodes`, `graph`, a list `data` of declarations and a "
        "`body` block (docs/yaml.md)."),
+    _c("E006", _E, "parser", "source file refused",
+       "A source file (or an include) that is not a regular file (a named pipe, a device), "
+       "is larger than 16 MiB, or holds more tokens than the parser takes (far more than "
+       "any real program); split a huge program into files."),
     # ---------------------------------------------------------------- declarations
     _c("E101", _E, "checks", "duplicate declaration",
        "A name declared twice, two probes with one CLRS spec name (`as`), or a "
@@ -190,6 +194,18 @@ _ALL = [
        "dm-clrs's decoder, loss and `split_stages` read an edge `mask_one` as one-hot per row "
        "(its last axis); algspec's, one 1 in the whole matrix, trains only the row that holds "
        "it. An edge `mask` or a pointer says the same to dm-clrs."),
+    _c("L107", _W, "lint", "read of another processor that the interconnection graph does not "
+       "join", "Inside a `forall` (or a whole-array assignment) a processor v reads its own node, "
+       "shared (graph-level) data, a node that every processor reads alike (`x[s]`, `x[0]`), "
+       "or another node along an edge of the declared graph: an aggregation over "
+       "`incoming(v)`/`outgoing(v)` or over `nodes` filtered by the graph's edges "
+       "(`A[v, u] != 0`), an offset the graph joins (`x[v + 1]` on `graph path`), or a node "
+       "pointer input or hint (`x[p[v]]`: CLRS's adjacency holds its edges). Any other read "
+       "of node data (`cur[v - d]` on `graph path` or `graph empty`) travels an edge the "
+       "graph lacks: the message names the smallest graph that joins it. The efficiency "
+       "figures count that graph's edges too, so epsilon is never better than under the graph "
+       "the reads need, and `--graph sparse` training would pass messages only along the "
+       "declared edges. Sequential statements are the PRAM controller's and read any node."),
     _c("W201", _W, "efficiency", "node efficiency O(1/n) or worse",
        "Most processors idle in the rounds named; see docs/efficiency.md."),
     _c("W202", _W, "efficiency", "sampling outgrows a declared loop bound",

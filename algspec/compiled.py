@@ -43,6 +43,31 @@ class CompiledAlgorithm:
         """Names of the inputs `trace` takes: the generated ones."""
         return [d.name for d in self.generated_inputs]
 
+    @property
+    def stand_in_inputs(self) -> list[str]:
+        """Derived inputs `trace` takes in place of their definitions (dm-clrs's `s`, `f` for
+        `min(a, b)`, `max(a, b)` of private draws): those whose definition reads nothing
+        recorded, so that a given value cannot disagree with a recorded probe."""
+        return [d.name for d in self.ir.decls if d.stage == ir.Stage.INPUT and
+                d.derived is not None and not d.implicit and not self.recorded_sources(d.name)]
+
+    def recorded_sources(self, name: str) -> list[str]:
+        """The recorded data (inputs in the spec) the definition of `name` reads, directly
+        or through unrecorded derived data, in declaration order: what to give instead."""
+        seen: set[str] = set()
+        found: set[str] = set()
+        todo = list(ir.reads(self.ir.decl(name).derived))
+        while todo:
+            d = self.ir.decl(todo.pop())
+            if d.name in seen:
+                continue
+            seen.add(d.name)
+            if d.probed:
+                found.add(d.name)
+            elif d.derived is not None:
+                todo.extend(ir.reads(d.derived))
+        return [d.name for d in self.ir.decls if d.name in found]
+
     def generator_params(self, **overrides: Any) -> dict[str, dict[str, Any]]:
         """Per-input generator parameters after overrides.
 
@@ -187,21 +212,26 @@ class CompiledAlgorithm:
         """Run one sample given its primary inputs; return `(output, probes)` like dm-clrs.
 
         `n` is inferred from the inputs (`algspec.sizes`); give it for an algorithm without
-        node or edge inputs. A derived input may be given too (dm-clrs's `s`, `f` for
-        `min(a, b)`, `max(a, b)` of private draws): its values replace its view, and draws
-        nothing else reads may be left out. `rand_key` is a sample's rand key (a dataset's
-        `rand_keys[i]`) for a program that draws `rand()`; without it the draws are keyed
-        by the inputs alone. (An input named `rand_key` is passed in `inputs` instead.)
+        node or edge inputs. A derived input whose definition reads nothing recorded may be
+        given too (`stand_in_inputs`: dm-clrs's `s`, `f` for `min(a, b)`, `max(a, b)` of
+        private draws): its values replace its definition, and draws nothing else reads may
+        be left out. A datum computed from recorded inputs (`adj = adjacency(A)`) is taken
+        only with those inputs and only where it is what its definition computes at the
+        stored float32 precision (so stored samples replay exactly); otherwise, and always
+        for `pos`, it is refused, naming the inputs to give instead. `rand_key` is a sample's
+        rand key (a dataset's `rand_keys[i]`) for a program that draws `rand()`; without it
+        the draws are keyed by the inputs alone. (An input named `rand_key` is passed in
+        `inputs` instead.)
         """
         if rand_key is not None and "rand_key" in self.primary_inputs:
             inputs["rand_key"], rand_key = rand_key, None
-        views = {d.name for d in self.ir.decls if d.stage == ir.Stage.INPUT and
-                 d.derived is not None and not d.implicit}  # may be given: replace the view
+        computed = self._computed_given(inputs)  # held to their definitions below
+        views = set(self.stand_in_inputs)  # may be given: replace their definitions
         missing = set(self.primary_inputs) - set(inputs) - ir.unread_inputs(self.ir, set(inputs))
-        extra = set(inputs) - set(self.primary_inputs) - views
+        extra = set(inputs) - set(self.primary_inputs) - views - set(computed)
         if missing or extra:
-            also = (f" (or, in place of the draws they read, the derived inputs "
-                    f"{sorted(views)})") if views else ""
+            also = (f" (or the derived inputs {sorted(views)}, which stand in for the "
+                    "private draws they are defined from)") if views else ""
             raise TypeError(f"{self.name}.trace takes inputs {self.primary_inputs}{also}; "
                             f"missing {sorted(missing)}, unexpected {sorted(extra)}")
         arrays = {k: self._class_indices(k, _as_float_array(k, v)) for k, v in inputs.items()}
@@ -212,9 +242,72 @@ class CompiledAlgorithm:
             raise ValueError(f"{self.name}.trace: n must be an integer problem size, got {n!r}")
         batch = {k: v[None] for k, v in arrays.items()}
         n = int(n)
+        if computed:
+            self._check_computed(batch, computed, n)
         keys = None if rand_key is None else np.array([int(rand_key)], dtype=np.uint64)
         traj = self.run(batch, n, dtype=np.float64, batch_size=1, rand_keys=keys)
         return self._output_value(traj), to_probes(traj)
+
+    def _computed_given(self, inputs: dict[str, Any]) -> list[str]:
+        """The given derived inputs that do not stand in for their definitions (they read
+        recorded data): each is accepted only with the inputs its definition reads, so that
+        `_check_computed` can hold it to that definition. `pos` and other data the compiler
+        adds are refused outright. Raises `TypeError` naming the inputs to give instead."""
+        stand_ins = set(self.stand_in_inputs)
+        out = []
+        for name in inputs:
+            d = next((x for x in self.ir.decls if x.name == name), None)
+            if d is None or d.stage != ir.Stage.INPUT or d.derived is None or name in stand_ins:
+                continue
+            sources = [x for x in self.recorded_sources(name) if not self.ir.decl(x).implicit]
+            lacking = [x for x in self._definition_inputs(name, set(inputs)) if x not in inputs]
+            if not sources and d.implicit:
+                raise TypeError(f"{self.name}.trace: unexpected `{name}`: it is computed from "
+                                "the problem size (pass n, or the inputs it is inferred from)")
+            if d.implicit or lacking:
+                listed = ", ".join(f"`{x}`" for x in (lacking or sources))
+                raise TypeError(f"{self.name}.trace: unexpected `{name}`: it is computed from "
+                                f"{_and_list(sources, 'the recorded input')}, whose probes a "
+                                f"value given for it alone could contradict; give {listed} "
+                                "instead")
+            out.append(name)
+        return out
+
+    def _definition_inputs(self, name: str, given: set[str]) -> list[str]:
+        """The generated inputs the definition of `name` reads, directly or through other
+        derived data (a given stand-in input ends the search), in declaration order."""
+        seen: set[str] = set()
+        todo = list(ir.reads(self.ir.decl(name).derived))
+        stand_ins = set(self.stand_in_inputs) & given
+        while todo:
+            d = self.ir.decl(todo.pop())
+            if d.name in seen:
+                continue
+            seen.add(d.name)
+            if d.derived is not None and d.name not in stand_ins:
+                todo.extend(ir.reads(d.derived))
+        return [d.name for d in self.ir.decls if d.name in seen and d.generator is not None]
+
+    def _check_computed(self, batch: dict[str, np.ndarray], computed: list[str], n: int) -> None:
+        """Each given value of a datum computed from recorded inputs must be what its
+        definition gives at the precision datasets store (float32): the stored values of a
+        sample replay it exactly, and a value that contradicts the recorded inputs is refused
+        (`ValueError`) instead of silently run."""
+        from algspec.interp.runtime import Machine
+        given = Machine(self.ir, batch, n, dtype=np.float32, batch_size=1)
+        derived = Machine(self.ir, {k: v for k, v in batch.items() if k not in computed}, n,
+                          dtype=np.float32, batch_size=1)
+        for name in computed:
+            got, want = given.state[name], derived.state[name]
+            same = (got == want) | (np.isnan(got) & np.isnan(want)) if got.dtype.kind == "f" \
+                else got == want
+            if not same.all():
+                bad = int(np.sum(~same))
+                raise ValueError(
+                    f"{self.name}.trace: the given `{name}` is not what its definition "
+                    f"computes from {_and_list(self.recorded_sources(name), 'the input')} "
+                    f"({bad} of its {got.size} entries differ); leave `{name}` out (it is "
+                    "computed), or give the value its definition gives")
 
     def _class_indices(self, name: str, x: np.ndarray) -> np.ndarray:
         """A categorical input given one-hot, as the Feedback holds it, as its class indices."""
@@ -275,6 +368,12 @@ class GeneratorFault(RuntimeFault, ValueError):
         super().__init__(code, message, span, sample, path)
         self.diagnostic = self.diagnostic.model_copy(update={"message": message})  # no sample
         self.args = (self.diagnostic.concise(),)
+
+
+def _and_list(names: list[str], what: str) -> str:
+    """`the recorded input `a``, `the recorded inputs `a`, `b``: names in a message."""
+    listed = ", ".join(f"`{x}`" for x in names)
+    return f"{what}{'s' if len(names) > 1 else ''} {listed}"
 
 
 def _as_float_array(name: str, value: Any) -> np.ndarray:

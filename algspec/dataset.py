@@ -17,8 +17,6 @@ import hashlib
 import io
 import json
 import os
-import shutil
-import tempfile
 import zipfile
 from collections.abc import Callable, Mapping
 from contextlib import suppress
@@ -27,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from algspec import identity
+from algspec import identity, output_files
+from algspec.memory_budget import check_samples_fit, trajectory_bytes
 from algspec.trajectory_batches import (
     concat_trajectories,
     hint_steps,
@@ -102,6 +101,8 @@ def sample_dataset(
     for start in range(0, num_samples, chunk_size):
         chunks.append(
             alg.sample(length, min(chunk_size, num_samples - start), rng, **dict(params or {})))
+        if start == 0 and num_samples > chunk_size:  # refuse what cannot fit, before the rest
+            check_samples_fit(trajectory_bytes(chunks[0]) / chunk_size, num_samples, length)
         if progress is not None:  # a long export says how far it got
             progress("sampling", min(start + chunk_size, num_samples), num_samples)
     return concat_trajectories(chunks)
@@ -208,67 +209,40 @@ def export(
     if getattr(traj, "rand_keys", None) is not None:  # replay: trace(rand_key=rand_keys[i])
         arrays["rand_keys"] = np.asarray(traj.rand_keys, dtype=np.uint64)
 
-    made = [d for d in (real.parent, *real.parent.parents) if not d.exists()]
-    try:  # missing parents are created, and removed again if anything fails
-        real.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent))
-    except BaseException:
-        _remove_empty(made)
-        raise
+    made = output_files.missing_parents(real)  # removed again if anything fails
     try:
-        _write_npz(tmp / SAMPLES_FILE, arrays, progress)
-        if progress is not None:
-            progress("writing", len(arrays), len(arrays))
-        manifest = {
-            "format": FORMAT,
-            "algorithm": alg.name,
-            "spec_hash": spec_hash(alg),
-            # A list, not an object: the order is CLRS's data point order.
-            "spec": [[k, *v] for k, v in alg.spec.items()],
-            "generators": generators,
-            "params": {k: _jsonable(v) for k, v in params.items()},
-            "seed": int(seed),
-            "length": int(length),
-            "num_samples": int(num_samples),
-            "chunk_size": int(chunk_size),
-            "max_steps": hint_steps(traj),
-            "arrays": {k: {"shape": list(v.shape), "dtype": v.dtype.str}
-                       for k, v in sorted(arrays.items())},
-            "algspec_version": __version__,
-            "numpy_version": np.__version__,
-            "files": {SAMPLES_FILE: {"sha256": _sha256(tmp / SAMPLES_FILE),
-                                     "bytes": (tmp / SAMPLES_FILE).stat().st_size}},
-        }
-        (tmp / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o777 & ~umask)
-        if real.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{real.name}.", suffix=".old", dir=real.parent))
-            try:
-                os.replace(real, old / "d")
-                try:
-                    os.replace(tmp, real)
-                except BaseException:
-                    os.replace(old / "d", real)  # put the previous dataset back
-                    raise
-            finally:
-                if not (old / "d").exists() or real.exists():  # never drop the only copy
-                    shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(tmp, real)
+        with output_files.temp_dir_for(real) as tmp:  # `.NAME.PID.RAND.algspec-tmp`
+            _write_npz(tmp / SAMPLES_FILE, arrays, progress)
+            if progress is not None:
+                progress("writing", len(arrays), len(arrays))
+            manifest = {
+                "format": FORMAT,
+                "algorithm": alg.name,
+                "spec_hash": spec_hash(alg),
+                # A list, not an object: the order is CLRS's data point order.
+                "spec": [[k, *v] for k, v in alg.spec.items()],
+                "generators": generators,
+                "params": {k: _jsonable(v) for k, v in params.items()},
+                "seed": int(seed),
+                "length": int(length),
+                "num_samples": int(num_samples),
+                "chunk_size": int(chunk_size),
+                "max_steps": hint_steps(traj),
+                "arrays": {k: {"shape": list(v.shape), "dtype": v.dtype.str}
+                           for k, v in sorted(arrays.items())},
+                "algspec_version": __version__,
+                "numpy_version": np.__version__,
+                "files": {SAMPLES_FILE: {"sha256": _sha256(tmp / SAMPLES_FILE),
+                                         "bytes": (tmp / SAMPLES_FILE).stat().st_size}},
+            }
+            (tmp / MANIFEST_FILE).write_text(
+                json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+            # Without overwrite, a folder another process filled meanwhile is kept.
+            output_files.publish_dir(tmp, real, overwrite)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        _remove_empty(made)
+        output_files.remove_empty(made)
         raise
     return out
-
-
-def _remove_empty(dirs: list[Path]) -> None:
-    """Remove the folders a failed export created (deepest first), if still empty."""
-    for d in dirs:
-        with suppress(OSError):
-            d.rmdir()
 
 
 def load_dataset(path: str | os.PathLike[str], verify: bool = True) -> tuple[dict, Any]:
@@ -306,19 +280,32 @@ def load_dataset(path: str | os.PathLike[str], verify: bool = True) -> tuple[dic
     return manifest, traj
 
 
-def stored_trace_inputs(alg: Any, stored: Mapping[str, np.ndarray], i: int) -> dict[str, Any]:
+def stored_trace_inputs(alg: Any, stored: Any, i: int) -> dict[str, Any]:
     """Sample i's stored inputs, by the file's names, as `alg.trace` takes them.
 
-    A dataset stores the probes (spec names; no private draws, `pos` computed): the
-    primary inputs are passed as stored, and a derived input in place of the private
-    draws it is defined from (`trace` accepts it instead of its view).
+    `stored` is the dataset's `samples.npz` as `np.load` opens it (entries
+    `inputs/<spec name>`), a mapping of spec names to batched arrays
+    (`Trajectories.inputs`), or a `Trajectories`. A dataset stores the probes (spec
+    names; no private draws, `pos` computed): the primary inputs are passed as stored,
+    a derived input that stands in for the private draws it is defined from
+    (`alg.stand_in_inputs`) in their place, and a derived input computed from recorded
+    ones with them, as stored (at float32, as the sample ran on it; `trace` checks it
+    against its definition). `pos` is left out: `trace` computes it from n.
     """
     from algspec import ir
+    arrays = getattr(stored, "inputs", stored)  # a Trajectories: its inputs
     takes = set(alg.primary_inputs) | {
         d.name for d in alg.ir.decls
         if d.stage == ir.Stage.INPUT and d.derived is not None and not d.implicit}
-    return {d.name: np.asarray(stored[d.spec_name])[i] for d in alg.ir.decls
-            if d.name in takes and d.spec_name in stored}
+    out: dict[str, Any] = {}
+    for d in alg.ir.decls:
+        if d.name not in takes:
+            continue
+        for key in (d.spec_name, f"inputs/{d.spec_name}"):
+            if key in arrays:
+                out[d.name] = np.asarray(arrays[key])[i]
+                break
+    return out
 
 
 def replay(alg: Any, path: str | os.PathLike[str], i: int) -> tuple[Any, dict]:

@@ -3,8 +3,10 @@
 Each kind says which pairs of nodes are joined, once as a numpy mask (what
 the efficiency analysis counts on) and once as an IR expression in the pair
 (@i, @j) (the implicit `adj` input the lowering gives the file), with its
-edge count as a class of N and its best-connected node. `graph input NAME`
-is the fifth kind: the edges are an input's, m of them.
+edge count as a class of N, its best-connected node and which node offsets
+it joins (whether a processor v may read node v + c along an edge: lint's
+L107 and the edges the efficiency analysis counts). `graph input NAME` is the
+fifth kind: the edges are an input's, m of them.
 """
 
 from __future__ import annotations
@@ -43,7 +45,12 @@ class GraphKind:
     mask: Callable[[int], np.ndarray]  # N -> [N, N] bool: which pairs are joined
     ir_mask: ir.Expr | None  # the same pointwise in (@i, @j); None: no `adj` input (complete)
     edges: str  # |E| as a class of N: "N^2" or "N"
+    offsets: Callable[[int], bool]  # c -> whether every node v is joined to v + c (a node)
     hub: int | None = None  # a node joined to all others (its degree is N), if any
+
+    def joins_offset(self, c: int) -> bool:
+        """Whether each processor v reaches node v + c (where that is a node) along an edge."""
+        return self.offsets(c)
 
 
 def _pairs(N: int) -> tuple[np.ndarray, np.ndarray]:
@@ -53,17 +60,31 @@ def _pairs(N: int) -> tuple[np.ndarray, np.ndarray]:
 GRAPH_KINDS: dict[str, GraphKind] = {
     "complete": GraphKind(
         "complete", "every pair of nodes (dm-clrs's processors read all pairs)",
-        lambda N: np.ones((N, N), bool), None, "N^2"),
+        lambda N: np.ones((N, N), bool), None, "N^2", lambda c: True),
     "empty": GraphKind(
         "empty", "self-loops only: nodes exchange nothing but through graph features",
-        lambda N: np.equal(*_pairs(N)), _eq(_I, _J), "N"),
+        lambda N: np.equal(*_pairs(N)), _eq(_I, _J), "N", lambda c: c == 0),
     "path": GraphKind(
         "path", "node i joined to i - 1 and i + 1 (and itself)",
         lambda N: np.abs(np.subtract(*_pairs(N))) <= 1,
-        _or(_eq(_I, _J), _or(_eq(_plus_one(_I), _J), _eq(_plus_one(_J), _I))), "N"),
+        _or(_eq(_I, _J), _or(_eq(_plus_one(_I), _J), _eq(_plus_one(_J), _I))), "N",
+        lambda c: abs(c) <= 1),
     "star": GraphKind(
         "star", "node 0 joined to every node (and each node to itself)",
         lambda N: np.equal(*_pairs(N)) | (_pairs(N)[0] == 0) | (_pairs(N)[1] == 0),
-        _or(_eq(_I, _J), _or(_eq(_I, _ZERO), _eq(_J, _ZERO))), "N", hub=0),
+        _or(_eq(_I, _J), _or(_eq(_I, _ZERO), _eq(_J, _ZERO))), "N", lambda c: c == 0, hub=0),
 }
 INPUT_KIND = "input"  # `graph input NAME`: an edge-mask input's edges (m of them)
+
+
+def by_size() -> list[GraphKind]:
+    """The built-in kinds, fewest edges first (table order among equals): the first that
+    carries a read is the graph a message suggests."""
+    return sorted(GRAPH_KINDS.values(), key=lambda k: k.edges == "N^2")
+
+
+def joins_offset(kind: str, c: int) -> bool:
+    """Whether graph `kind` joins each node v to v + c; an input graph only to itself
+    (CLRS adds self-loops to every graph)."""
+    k = GRAPH_KINDS.get(kind)
+    return k.joins_offset(c) if k is not None else c == 0

@@ -145,6 +145,28 @@ def _edge_mask_one(prog: ir.Program, facts: _Facts) -> Iterator[Finding]:
                    "declare an edge `mask`, or a node/graph `pointer` to the chosen edge's end")
 
 
+@rule("L107")
+def _read_off_graph(prog: ir.Program, facts: _Facts) -> Iterator[Finding]:
+    from algspec.graph_kinds import GRAPH_KINDS
+    from algspec.graph_reads import graph_name, remote_reads
+    declared = prog.graph.kind
+    seen: set[tuple] = set()
+    for r in remote_reads(prog):
+        # the smallest built-in graph that joins this read and keeps the declared edges
+        fits = r.carrier if declared in ("empty", r.carrier) else "complete"
+        where = (r.read.span.line, r.read.span.column, r.read.name, r.index)
+        if where in seen or fits not in GRAPH_KINDS:
+            continue
+        seen.add(where)
+        message = (f"`{r.read.name}[{r.index}]` reads processor {r.index}, which graph "
+                   f"{graph_name(prog)} does not connect to {r.processor}; "
+                   f"declare `graph {fits}`")
+        help = (f"read it along the graph (an aggregation over `incoming({r.processor})`, a "
+                "pointer input or hint) or through graph-level data (`let y = ...` before "
+                "the round)")
+        yield message, r.read.span, help
+
+
 def ir_rules(prog: ir.Program) -> list[Diagnostic]:
     """The findings of every registered rule over the IR (`LINT_RULES`)."""
     reads, writes = _reads_and_writes(prog)
@@ -194,16 +216,18 @@ def lint_files(paths: list[str], sample: bool = True,
     import os
 
     from algspec import lint_cache
-    from algspec.source_file import read_source
+    from algspec.source_file import read_source, read_source_bytes
     sources: dict[str, str] = {}
     found: dict[str, list[Diagnostic]] = {}
     for p in paths:
         try:
             sources[p] = read_source(p)
-        except AlgError as e:  # not UTF-8: its E001 is the file's one finding
+        except AlgError as e:  # not UTF-8 (E001), not a regular file or too large (E006)
             found[p] = e.diagnostics
-            text = Path(p).read_bytes().decode("utf-8", "replace")  # for `full`
-            sources[p] = text.replace("\r\n", "\n").replace("\r", "\n")
+            sources[p] = ""
+            if e.diagnostics[0].code == "E001":  # a regular file of bounded size: for `full`
+                text = read_source_bytes(p).decode("utf-8", "replace")
+                sources[p] = text.replace("\r\n", "\n").replace("\r", "\n")
     misses: list[str] = []
     for p in paths:
         if p in found:

@@ -47,20 +47,33 @@ def code_fingerprint() -> str:
 
 
 def _includes(source: str, path: str, h, seen: set[str]) -> None:
-    """Hash the files `source` includes, transitively (a missing one hashes as missing)."""
-    base = Path(path).parent
-    for rel in _INCLUDE.findall(source):
-        p = str((base / rel).resolve())
-        if p in seen:
+    """Hash the files `source` includes, transitively (a missing one hashes as missing),
+    without recursion (a chain of includes may be long)."""
+    from algspec.diagnostics import AlgError
+    from algspec.source_file import read_source
+
+    stack = [iter([(source, path)])]
+    while stack:
+        item = next(stack[-1], None)
+        if item is None:
+            stack.pop()
             continue
-        seen.add(p)
-        try:
-            text = Path(p).read_text()
-        except (OSError, UnicodeDecodeError):  # linted as E704 at the include
-            h.update(f"missing {p}\n".encode())
-            continue
-        h.update(f"include {p}\n".encode() + text.encode() + b"\0")
-        _includes(text, p, h, seen)
+        text, where = item
+        base = Path(where).parent
+        found = []
+        for rel in _INCLUDE.findall(text):
+            p = str((base / rel).resolve())
+            if p in seen:
+                continue
+            seen.add(p)
+            try:  # a regular file of bounded size (never a FIFO or a device)
+                included = read_source(p)
+            except (OSError, AlgError):  # linted as E704 at the include
+                h.update(f"missing {p}\n".encode())
+                continue
+            found.append((included, p))
+            h.update(f"include {p}\n".encode() + included.encode() + b"\0")
+        stack.append(iter(found))
 
 
 def key(source: str, path: str, sample: bool) -> str:

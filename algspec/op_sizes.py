@@ -77,6 +77,10 @@ def sz_rshift(a, b):
 def sz_pow(a, b):
     if isinstance(a, int) and isinstance(b, int):
         if b >= 0:
+            if abs(a) >= 2 and b * (abs(a).bit_length() - 1) > 1100:
+                # beyond a float's range (as `float()` of the exact power would say),
+                # without computing a number of billions of digits
+                raise OverflowError("integer power beyond a float's range")
             return a ** b
         return 1 if a == 1 else ((-1 if b % 2 else 1) if a == -1 else 0)
     if a == 0 and b < 0:

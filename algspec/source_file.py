@@ -8,7 +8,9 @@ command (lint, compile, sample, efficiency, demo, train) reports it as
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 
 from algspec.diagnostics import AlgError, Diagnostic, Span
 
@@ -29,26 +31,74 @@ def decode_source(data: bytes, path: str) -> str:
             help="save the file as UTF-8")]) from None
 
 
+# The largest source file read (a `.alg` file, its YAML form, an include): far above any
+# real program, small enough that a hostile file cannot exhaust memory.
+MAX_SOURCE_BYTES = 16 * 1024 * 1024
+
+
+def _refused(path: str, message: str, help: str) -> AlgError:
+    return AlgError([Diagnostic(code="E006", path=path, message=message, help=help)])
+
+
+def read_source_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a source file: a regular file of at most `MAX_SOURCE_BYTES`.
+
+    A FIFO, device or socket (`/dev/zero`, a named pipe) and an oversized file are
+    `AlgError` (E006) without reading it; the open never blocks (O_NONBLOCK), and the
+    file is checked again once open, in case it was replaced after the first check.
+    OSError as `open` raises it (missing, unreadable, a folder)."""
+    name = str(path)
+    before = os.stat(path)
+    if not stat.S_ISDIR(before.st_mode):  # a folder: IsADirectoryError below, as `open`
+        _check_kind(before, name)
+    fd = _open_readonly(path)
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), name)
+        _check_kind(info, name)
+        data = f.read(MAX_SOURCE_BYTES + 1)
+    if len(data) > MAX_SOURCE_BYTES:
+        raise _too_large(name, len(data))
+    return data
+
+
+def _open_readonly(path: str | os.PathLike[str]) -> int:
+    """A descriptor for reading that never blocks on a FIFO or becomes a controlling tty."""
+    return os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+
+
+def _check_kind(info: os.stat_result, name: str) -> None:
+    if not stat.S_ISREG(info.st_mode):
+        kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(info.st_mode) else
+                "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else
+                "a socket" if stat.S_ISSOCK(info.st_mode) else "not a regular file")
+        raise _refused(name, f"cannot read the file: it is {kind}, not a regular file",
+                       "give the path of a .alg file (or its YAML form)")
+    if info.st_size > MAX_SOURCE_BYTES:
+        raise _too_large(name, info.st_size)
+
+
+def _too_large(name: str, size: int) -> AlgError:
+    return _refused(name, f"the file is too large ({size / 2 ** 20:.1f} MiB; at most "
+                    f"{MAX_SOURCE_BYTES // 2 ** 20} MiB)", "split the program into smaller files")
+
+
 def read_source(path: str | os.PathLike[str]) -> str:
-    """The text of a `.alg` file; OSError as `open` raises it, AlgError (E001) if not UTF-8."""
-    with open(path, "rb") as f:
-        return decode_source(f.read(), str(path))
+    """The text of a `.alg` file; OSError as `open` raises it, AlgError (E001) if not UTF-8,
+    AlgError (E006) if it is not a regular file or is too large (`read_source_bytes`)."""
+    return decode_source(read_source_bytes(path), str(path))
 
 
-def write_source_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write a source file whole or not at all (a temporary file renamed into place)."""
-    import tempfile
-    from pathlib import Path
+def write_source_atomic(path: str | os.PathLike[str], text: str,
+                        overwrite: bool = True) -> None:
+    """Write a source file whole or not at all (`algspec.output_files`: a recognisable
+    temporary renamed into place, the umask's mode, only a regular file replaced, a link
+    followed). Raises `OutputError` for a target that must not be written."""
+    from algspec.output_files import atomic_file
 
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_file(path, "w", overwrite=overwrite) as f:
+        f.write(text)
 
 
 ALGORITHM_SUFFIXES = (".alg", ".yaml", ".yml")  # a .alg file, or its YAML form

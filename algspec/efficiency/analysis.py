@@ -4,7 +4,9 @@
 T (hint frames), the processors N, the interconnection graph's edges |E|, the work
 (active nodes summed over rounds), the active edges summed over rounds, the
 capacity c = N T, the node efficiency eta = work / c and the edge efficiency
-epsilon = active edges / (T |E|). Each step is one module:
+epsilon = active edges / (T |E|), |E| counting the edges the program's reads travel
+(the declared graph's, and a larger graph's where it reads a node the declared one
+does not join: `algspec.graph_reads`). Each step is one module:
 
     sizes         size_eval      N and |E| as classes (loop bounds, later, likewise)
     dependence    dependence     which data and locals depend on the input data
@@ -33,6 +35,7 @@ from algspec.efficiency.normal_forms import normal_program
 from algspec.efficiency.results import StaticEfficiency
 from algspec.efficiency.selection import Selections
 from algspec.efficiency.size_eval import edge_class, eval_size, size_class
+from algspec.graph_reads import used_edge_kinds
 
 
 def analyse(program: ir.Program) -> StaticEfficiency:
@@ -40,11 +43,15 @@ def analyse(program: ir.Program) -> StaticEfficiency:
     (the fewest end, `worst_case.WORST`), with both ends of each in `.ranges`."""
     nodes = size_class(program.nodes, path=program.path)
     edges = edge_class(program.graph, nodes)
+    beyond = used_edge_kinds(program)
+    used = sum((edge_class(ir.Graph(kind=k), nodes) for k in beyond), edges)
     taint = Taint(program)
     normal = normal_program(program)
     sel = selections(program, taint)
-    worst = summarise(program, CostPass(normal, worst_case.FEWEST, taint, sel, nodes, edges))
-    most = summarise(program, CostPass(normal, worst_case.MOST, taint, sel, nodes, edges))
+    worst = summarise(program, CostPass(normal, worst_case.FEWEST, taint, sel, nodes, edges,
+                                        used), beyond)
+    most = summarise(program, CostPass(normal, worst_case.MOST, taint, sel, nodes, edges, used),
+                     beyond)
     worst.ranges = worst_case.class_ranges(worst, most)
     return worst
 
@@ -56,8 +63,12 @@ def selections(prog: ir.Program, taint: Taint) -> Selections:
     return selection.measure_selections(prog, taint.expr, taint.names, eval_size)
 
 
-def summarise(program: ir.Program, a: CostPass) -> StaticEfficiency:
-    """Run the cost pass `a` over the whole program and derive T, c, eta and epsilon."""
+def summarise(program: ir.Program, a: CostPass,
+              beyond: list[str] | None = None) -> StaticEfficiency:
+    """Run the cost pass `a` over the whole program and derive T, c, eta and epsilon.
+
+    |E| is the edges the program's reads travel (`a.E_used`): the declared graph's, plus
+    those of `beyond`, the built-in graphs that carry the reads it does not."""
     top = a.block(a.prog.body, [Binder(frozenset(), one, "seq")])
     cost = (plus(top.cont, top.brk) or Cost()).whole_run()
     T = cost.frames
@@ -65,22 +76,23 @@ def summarise(program: ir.Program, a: CostPass) -> StaticEfficiency:
     # |E| edges (shares <= 1): both hold by construction.
     cap = a.N * T
     work = (cost.work + T).at_most(cap)
-    active = (work + cost.derefs).at_most(T * a.E)
+    active = (work + cost.derefs).at_most(T * a.E_used)
     eta: Asymptotic
     eps: Asymptotic
     if T.is_zero:
         eta = eps = Share.of(zero)
     else:
         eta = Share.of(work / cap)
-        eps = Share.of(active / (T * a.E))
+        eps = Share.of(active / (T * a.E_used))
     loops = {lp.stmt.id: lp for lp in a.loops}
     for rid, lid in a.innermost.items():
         if lid is not None and lid in loops:
             loops[lid].record_ids.append(rid)
     return StaticEfficiency(
-        name=program.name, nodes=a.N, edges=a.E, rounds=T, work=work,
+        name=program.name, nodes=a.N, edges=a.E_used, rounds=T, work=work,
         active_edges=active, capacity=cap, node_efficiency=eta, edge_efficiency=eps,
-        graph=program.graph.kind, record_counts=dict(cost.records), loops=a.loops,
+        graph=program.graph.kind, reads_beyond_graph=tuple(beyond or ()),
+        record_counts=dict(cost.records), loops=a.loops,
         records=a.records, innermost_loop=a.innermost,
         whp=any(isinstance(st, ir.While) and st.whp for st, _ in ir.walk_statements(program.body)))
 

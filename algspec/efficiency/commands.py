@@ -15,6 +15,7 @@ import typer
 
 from algspec.cli_args import fail as _fail
 from algspec.cli_args import parse_params as _params
+from algspec.cli_args import progress_option
 
 
 def parse_sizes(text: str) -> list[int]:
@@ -73,6 +74,7 @@ def efficiency_command(
                         ".. most a data-dependent choice can select; tables print the "
                         "fewest, the worst case), and measured against the most end.")
     ] = False,
+    progress: Annotated[bool, progress_option()] = True,
 ) -> None:
     """Static efficiency classes (c, eta, epsilon) beside measured figures and fitted exponents."""
     try:
@@ -154,6 +156,11 @@ def check_plot_path(plot: Path, static_only: bool = False) -> None:
         raise _fail(f"--plot {plot}: folder {folder} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise _fail(f"--plot {plot}: cannot write in {folder}")
+    from algspec.output_files import OutputError, check_target
+    try:  # a device or FIFO is never replaced by an image; a link is followed
+        check_target(plot, "file", overwrite=True)
+    except OutputError as e:
+        raise _fail(str(e)) from None
     fmt = plot.suffix[1:].lower()
     if fmt:
         from matplotlib.backend_bases import FigureCanvasBase
@@ -180,7 +187,7 @@ def _run(files: list[Path], sizes: list[int], samples: int, seed: int, plot: Pat
         if as_json:  # keyed by algorithm name; by path where two files share a name
             names = [a.name for a in algs]
             print(json.dumps({(a.name if names.count(a.name) == 1 else str(f)):
-                              {**s.as_dict(), "range": s.ranges_dict()}
+                              s.json_dict()
                               for f, a, s in zip(files, algs, statics)}, indent=2))
         elif table:
             print(report.static_markdown_table(statics, show_range))

@@ -64,14 +64,18 @@ class CostPass:
     `end` (`algspec.efficiency.worst_case`); the driver runs one per end."""
 
     def __init__(self, normal: NormalProgram, end: worst_case.End, taint: Taint,
-                 sel: Selections, nodes: Asymptotic, edges: Asymptotic):
+                 sel: Selections, nodes: Asymptotic, edges: Asymptotic,
+                 used_edges: Asymptotic | None = None):
         self.normal = normal
         self.prog = normal.program
         self.end = end
         self.taint = taint
         self.sel = sel
         self.N = nodes
-        self.E = edges
+        self.E = edges  # the declared graph's: edge processors, neighbourhoods
+        # the edges reads travel, the declared graph's and those of the graph that carries
+        # reads it does not (`algspec.graph_reads`): what one statement can touch
+        self.E_used = edges if used_edges is None else used_edges
         self.edge_tests = graph_edge_tests(self.prog)
         self.loops: list[LoopInfo] = []
         self.loop_stack: list[int] = []
@@ -415,9 +419,10 @@ class CostPass:
         return self._cap(out + (plus(body.cont, body.brk) or Cost()))
 
     def _cap(self, c: Cost) -> Cost:
-        """One statement's activity in one round: at most N nodes and |E| edges."""
-        return Cost(c.records, c.work.at_most(self.N), c.derefs.at_most(self.E), c.once,
-                    {k: v.at_most(self.E) for k, v in c.fixed.items()})
+        """One statement's activity in one round: at most N nodes and the |E| edges its
+        reads travel."""
+        return Cost(c.records, c.work.at_most(self.N), c.derefs.at_most(self.E_used), c.once,
+                    {k: v.at_most(self.E_used) for k, v in c.fixed.items()})
 
     def _trips(self, s: ir.Statement, bound: Asymptotic) -> Asymptotic:
         """Trips per execution: the bound, times the share of it a data-independent loop runs.

@@ -52,10 +52,6 @@ ALPHA_TOL = 0.15
 SAMPLING_SLACK = 1.0
 
 
-def _loc(span: Span) -> str:
-    return f"line {span.line}"
-
-
 def efficiency_lints(program: ir.Program,
                      static: StaticEfficiency | None = None) -> list[Diagnostic]:
     """W201 when eta = O(1/n): one warning per loop whose rounds cause it."""
@@ -77,12 +73,15 @@ def efficiency_lints(program: ir.Program,
         per_round = lp.work / lp.records
         if not (per_round / N).is_O(one / n):
             continue
-        lines = ", ".join(_loc(static.records[r].span) for r in lp.record_ids)
+        lines = sorted({static.records[r].span.line for r in lp.record_ids})
+        where = ("`record` on line " if len(lines) == 1 else "`record`s on lines ") + \
+            ", ".join(map(str, lines))
         out.append(Diagnostic(
             code="W201", severity=Severity.WARNING, span=lp.stmt.span,
             path=lp.stmt.path or program.path,  # an included procedure's loop: its file
-            message=(f"{head}: the {rounds} rounds recorded in this `{lp.kind}` loop "
-                     f"({lines}) keep {per_round} of the {N} nodes active each"),
+            message=(f"{head}: the {rounds} rounds this `{lp.kind}` loop (line "
+                     f"{lp.stmt.span.line}) records ({where}) keep {per_round} of the {N} "
+                     "nodes active each"),
             help=W201_HELP))
     if not out:
         first = next(iter(static.records.values()), None)
@@ -392,7 +391,7 @@ def sampled_bound_lints(alg, sizes: tuple[int, ...] = (4, 8, 16, 32), samples: i
         d = fault.diagnostic
         message = d.message
         size = getattr(fault, "n", None)
-        if size is not None:
+        if size is not None and f"at n = {size}" not in message:  # R112 says it already
             head, sep, tail = message.rpartition(" (sample ")
             message = f"{head} at n = {size}{sep}{tail}" if sep else f"{message} at n = {size}"
         done = sorted(edges)  # the sizes that ran to the end

@@ -459,14 +459,23 @@ def verdict(q: str, measured: float, static: float, tol: float = TOLERANCE) -> s
 
 def graph_edges(program: ir.Program, inputs: dict[str, np.ndarray], N: int,
                 batch: int) -> tuple[np.ndarray, np.ndarray | None]:
-    """(|E| per sample, adjacency [B, N, N] or None for a complete graph)."""
+    """(|E| per sample, adjacency [B, N, N] or None for a complete graph).
+
+    The edges are those the program's reads travel, as in the static rules: the
+    declared graph's, and the built-in graphs' that carry the reads it does not join
+    (`algspec.graph_reads.used_edge_kinds`)."""
+    from algspec.graph_kinds import GRAPH_KINDS
+    from algspec.graph_reads import used_edge_kinds
     g = program.graph
-    if g.kind == "complete" or g.mask_name is None:
+    beyond = used_edge_kinds(program)
+    if g.kind == "complete" or g.mask_name is None or "complete" in beyond:
         return np.full(batch, float(N * N)), None
     mask = inputs.get(g.mask_name)
     if mask is None:
         raise ValueError(f"{program.name}: the trajectories lack the graph mask `{g.mask_name}`")
     adj = np.asarray(mask).astype(bool)
+    for k in beyond:
+        adj = adj | GRAPH_KINDS[k].mask(adj.shape[-1])[None]
     return adj.sum(axis=(1, 2)).astype(np.float64), adj
 
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -159,18 +157,10 @@ def plot(measurements: list[Measurement], path: str | Path) -> Path:
         _plot_growth(row[1], meas)
     fig.tight_layout()
     out = Path(path)
-    # Written to a temporary sibling and renamed: a failed save leaves no partial file.
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-    os.close(fd)
-    try:
-        fig.savefig(tmp, dpi=110, format=out.suffix[1:].lower() or "png")
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from algspec.output_files import atomic_path
+    try:  # a recognisable temporary renamed into place: a failed save leaves no file
+        with atomic_path(out) as tmp:
+            fig.savefig(tmp, dpi=110, format=out.suffix[1:].lower() or "png")
     finally:
         plt.close(fig)
     return out

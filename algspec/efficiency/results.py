@@ -8,6 +8,7 @@ apart from any pass.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from algspec import ir
 from algspec.diagnostics import AlgError, Diagnostic, Span
@@ -69,6 +70,9 @@ class StaticEfficiency:
     node_efficiency: Asymptotic    # eta = work / c
     edge_efficiency: Asymptotic    # epsilon = active edges / (T |E|)
     graph: str = "complete"
+    # built-in graphs whose edges the reads travel beyond the declared graph's (lint L107);
+    # `edges` counts them too
+    reads_beyond_graph: tuple[str, ...] = ()
     record_counts: dict[int, Asymptotic] = field(default_factory=dict)
     loops: list[LoopInfo] = field(default_factory=list)
     records: dict[int, ir.Record] = field(default_factory=dict)
@@ -114,13 +118,21 @@ class StaticEfficiency:
         """`{"eta": {"fewest": ..., "most": ...}, ...}` for every printed class (JSON)."""
         return {q: self.range(q).as_dict() for q in self.classes()}
 
+    def json_dict(self) -> dict[str, Any]:
+        """`efficiency --static --json`'s object (also `compile --json`'s "static"): the
+        classes, their ranges and `whp` (the classes hold with high probability)."""
+        return {**self.as_dict(), "range": self.ranges_dict(), "whp": self.whp}
+
     def __str__(self) -> str:
         return format_static(self)
 
 
 def format_static(s: StaticEfficiency) -> str:
     """A few lines for `algspec compile` and `algspec efficiency`."""
-    return (f"{s.name}: T = {s.rounds}{' (whp)' if s.whp else ''}, N = {s.nodes}, |E| = {s.edges} ({s.graph} graph)\n"
+    kinds = s.reads_beyond_graph  # graphs whose edges reads travel beyond the declared one
+    owner = "graphs'" if len(kinds) > 1 else "graph's"
+    beyond = f" + the {' and '.join(kinds)} {owner} edges its reads travel" if kinds else ""
+    return (f"{s.name}: T = {s.rounds}{' (whp)' if s.whp else ''}, N = {s.nodes}, |E| = {s.edges} ({s.graph} graph{beyond})\n"
             f"  capacity c = {s.capacity}   node efficiency eta = {s.node_efficiency}   "
             f"edge efficiency epsilon = {s.edge_efficiency}\n"
             f"  work = {s.work}   active edges = {s.active_edges}   (worst case)")

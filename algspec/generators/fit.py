@@ -70,6 +70,18 @@ def _suggest(clrs_type: str, location: str, generators: Mapping[str, Generator])
             if g.location == location and g.domain_of().kind in _SUGGEST.get(clrs_type, ())]
 
 
+def _drawn(dom: Domain, params: Mapping[str, Any]) -> str:
+    """What a generator draws, for a message: with bounds that depend on n, the kind and
+    the parameters in n as written (`integers whose range depends on n (high = n)`)."""
+    if dom.known:
+        return str(dom)
+    from algspec.generators.params import is_expr, jsonable
+    given = ", ".join(f"{k} = {jsonable(v)}" for k, v in params.items() if is_expr(v))
+    kind = {"real": "real numbers", "int": "integers", "categorical": "categories"}.get(
+        dom.kind) or str(Domain(dom.kind))
+    return f"{kind} whose range depends on n ({given})" if given else kind
+
+
 def check_declared_type(gen: Generator, loc: str, clrs_type: str | None,
                         categories: int | None = None,
                         params: Mapping[str, Any] | None = None,
@@ -91,7 +103,11 @@ def check_declared_type(gen: Generator, loc: str, clrs_type: str | None,
     if clrs_type == "should_be_permutation":
         what = "permutation"
     article = "an" if str(loc)[:1] in "aeiou" else "a"  # "an edge"
-    msg = (f"generator `{gen.name}` draws {dom}, which {article} {loc} `{what}` input cannot hold "
+    # integers are not pointers or one-hot masks, in whatever range: say so
+    whatever = " whatever their range" if dom.kind == "int" and \
+        dom.kind not in _FITS.get(clrs_type, set()) else ""
+    msg = (f"generator `{gen.name}` draws {_drawn(dom, {**gen.defaults, **(params or {})})}, "
+           f"which {article} {loc} `{what}` input cannot hold{whatever} "
            f"(it needs {_NEEDS.get(clrs_type, clrs_type)})")
     if generators:
         fit = _suggest(clrs_type, loc, generators)

@@ -7,7 +7,9 @@ invocation saves the caller's locals (one array per local, over all lanes),
 binds the parameters on the calling lanes, runs the body under their mask and
 restores the locals, so every lane sees its own frames. Lanes that do not call
 sit the body out. Per lane, the stack depth and the invocations since the
-outside call are counted and checked against `depth` and `calls` (R108).
+outside call are counted and checked against `depth` and `calls` (R108), and
+against the depth the host's stack holds (`HOST_FRAMES`), also R108, so that a
+huge declared bound never asks Python for an unbounded recursion limit.
 """
 
 from __future__ import annotations
@@ -17,6 +19,10 @@ import sys
 import numpy as np
 
 from algspec import ir
+
+# The most Python frames a recursion may take (Python 3.11 keeps them off the C stack);
+# the depth it allows is this over the frames one level of the procedure takes.
+HOST_FRAMES = 200_000
 
 
 class _Frame:
@@ -28,6 +34,14 @@ class _Frame:
         self.max_calls = calls
         self.depth = np.zeros_like(depth)
         self.calls = np.zeros_like(calls)
+        self.per_level = _frames_per_level(s)
+        self.host_depth = 1  # set by `call_proc`
+
+
+def _frames_per_level(s: ir.Proc) -> int:
+    """Host frames one level of the recursion may take: a few per nested block."""
+    nesting = max((len(outer) for _, outer in ir.walk_statements(s.body)), default=0)
+    return 8 * (nesting + 2)
 
 
 def call_proc(m, s: ir.Proc, mask: np.ndarray) -> None:
@@ -38,8 +52,11 @@ def call_proc(m, s: ir.Proc, mask: np.ndarray) -> None:
     outer = frames.get(s.name)
     frame = _Frame(s, m._bound(s, s.depth), m._bound(s, s.calls))
     frames[s.name] = frame
-    # Each level of the .alg recursion takes a few host frames per nested block.
-    need = 64 * int(frame.max_depth[mask].max(initial=0)) + 1000
+    # Each level of the .alg recursion takes a few host frames per nested block: raise
+    # Python's limit for the depth this call may reach, never past `HOST_FRAMES`.
+    declared = int(frame.max_depth[mask].max(initial=0))
+    frame.host_depth = max(1, (HOST_FRAMES - 3000) // frame.per_level)
+    need = frame.per_level * min(declared, frame.host_depth) + 3000
     if sys.getrecursionlimit() < need:
         sys.setrecursionlimit(need)
     try:
@@ -70,6 +87,10 @@ def _invoke(m, frame: _Frame, s: ir.Statement, args: list[ir.Expr], mask: np.nda
     if over.any():
         m.fault("R108", f"more than {int(frame.max_calls[over][0])} calls of `{_name(frame)}` "
                 "in one outside call", over)
+    over = mask & (frame.depth > frame.host_depth)
+    if over.any():  # within the declared bound, beyond what the interpreter's stack holds
+        m.fault("R108", f"recursion deeper than the interpreter runs: more than "
+                f"{frame.host_depth} nested calls of `{_name(frame)}`", over)
     saved = dict(m.locals)
     for name, v in zip(frame.proc.params, values):
         old = m.locals.get(name)

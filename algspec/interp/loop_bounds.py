@@ -49,8 +49,8 @@ def frame_bound(m) -> int:
     A loop runs at most its per-execution bound each time, and at most its total
     bound when it declares one (whichever is smaller).
     """
-    def trips(e: ir.Expr) -> float:
-        return max(float(np.max(m._static(e, m.m))) if m.B else 0.0, 0.0)
+    def trips(e: ir.Expr) -> float:  # as the loops read their bounds (never wrapped)
+        return float(np.max(m._bound(None, e))) if m.B else 0.0
 
     def count(stmts: list[ir.Statement]) -> float:
         total = 0.0

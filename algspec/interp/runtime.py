@@ -27,6 +27,7 @@ from algspec.interp.loop_bounds import count_total, frame_bound
 from algspec.interp.memory import small_pages
 from algspec.interp.observe import ActivityObserver, report_loop
 from algspec.interp.recording import Recorder, Trajectories
+from algspec.interp.size_checks import node_count_too_large, overflowing_lanes
 from algspec.interp.writes import check_index, commit
 from algspec.interp.writes import fresh as _fresh
 from algspec.size_text import size_text
@@ -100,6 +101,11 @@ class Machine(Env):
             batch_size = int(np.asarray(next(iter(inputs.values()))).shape[0])
         B = batch_size
         super().__init__(prog, B, n, n, np.zeros(B, dtype=np.int64), None, {}, dtype, observer)
+        huge = node_count_too_large(prog, n)
+        if huge is not None:  # int64 would wrap it (`nodes n ** 100`): never a wrong N
+            raise SizeFault("E108", f"the node count is too large at n = {n} ({huge:.3g}); "
+                            "an algorithm runs on up to 2 ** 62 nodes",
+                            prog.nodes.span or Span(), 0, path=prog.path)
         self.N = int(self._static(prog.nodes, m=None))
         if self.N < 1:  # e.g. `nodes n // 8` at n = 4: the file's header, not a bug
             raise SizeFault("E108", f"the node count is {self.N} at n = {n}; an algorithm "
@@ -114,6 +120,7 @@ class Machine(Env):
         self._init_state()
         self.recorder = Recorder(prog, self._decls, B, self._frame_bound)
         self.loop_iters: dict[int, np.ndarray] = {}  # stmt id -> max trips per sample
+        self._wrapping: dict[int, np.ndarray | None] = {}  # bound -> samples it overflows
 
     @property
     def counts(self) -> np.ndarray:
@@ -296,7 +303,13 @@ class Machine(Env):
             raise TypeError(k)
 
     def _bound(self, s: ir.Statement, e: ir.Expr) -> np.ndarray:
-        v = np.asarray(self._static(e, self.m), dtype=float)
+        if id(e) not in self._wrapping:  # an int bound past int64 is unbounded, not wrapped
+            self._wrapping[id(e)] = overflowing_lanes(e, self.n, self.N, self.m)
+        wraps = self._wrapping[id(e)]
+        with np.errstate(over="ignore" if wraps is not None else "warn"):
+            v = np.asarray(self._static(e, self.m), dtype=float)
+        if wraps is not None:
+            v = np.where(wraps, np.inf, v)
         v = np.nan_to_num(v, nan=0.0, neginf=0.0, posinf=2.0 ** 62)  # ops: < 0 allows none
         return np.ceil(np.broadcast_to(np.maximum(v, 0.0), (self.B,))).astype(np.int64)
 

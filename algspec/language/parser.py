@@ -12,6 +12,7 @@ from algspec.diagnostics import AlgError, Diagnostic, Span
 from algspec.language import ast, syntax_hints
 
 _GRAMMAR = Path(__file__).with_name("grammar.lark")
+_INT_DIGITS = 30  # longer integer literals are out of range (E205) without converting them
 
 # Friendly names for the terminals lark reports in "expected one of".
 _TERMINAL_NAMES = {
@@ -25,14 +26,36 @@ _TERMINAL_NAMES = {
 }
 
 
+# The largest program the parser takes, in tokens: a hundred times the largest real
+# algorithm, so that a hostile or generated file is refused at once (E006) instead of
+# parsing and checking for minutes (every stage is linear, but about 0.1 ms a token).
+MAX_TOKENS = 200_000
+
+# The deepest nesting of the parse tree (an expression's operators and brackets,
+# blocks in blocks): every stage after the parser walks the program recursively, so a
+# deeper one is refused here (E004) rather than overflowing Python's stack later.
+MAX_NESTING = 200
+
+
+class _TooManyTokens(Exception):
+    """Raised by the post-lexer past `MAX_TOKENS` tokens (the parser stops there)."""
+
+    def __init__(self, token: Token):
+        super().__init__(token)
+        self.token = token
+
+
 class _JoinBracketedLines:
-    """Drop newlines inside (...) and [...], so long expressions can wrap as in Python."""
+    """Drop newlines inside (...) and [...], so long expressions can wrap as in Python;
+    stop a program longer than `MAX_TOKENS` tokens."""
 
     always_accept = ("_NL",)
 
     def process(self, stream):
         depth = 0
-        for tok in stream:
+        for count, tok in enumerate(stream):
+            if count >= MAX_TOKENS:
+                raise _TooManyTokens(tok)
             if tok.type in ("LPAR", "LSQB"):
                 depth += 1
             elif tok.type in ("RPAR", "RSQB"):
@@ -70,8 +93,16 @@ class _ToAst(Transformer):
     # ---- expressions
     def number(self, meta, c):
         text = str(c[0])
-        value = float(text) if any(ch in text for ch in ".eE") else int(text)
-        return ast.Num(value=value, span=_span(c[0]))
+        if any(ch in text for ch in ".eE"):
+            return ast.Num(value=float(text), span=_span(c[0]))
+        digits = text.lstrip("0")
+        if len(digits) > _INT_DIGITS:  # no int64 has as many (int() refuses 4,300 and more)
+            raise AlgError([Diagnostic(
+                code="E205", span=_span(c[0]),
+                message=f"integer literal {digits[:6]}...{digits[-3:]} ({len(digits)} digits) "
+                        "is out of range",
+                help="integers are 64-bit; use a float literal for huge values")])
+        return ast.Num(value=int(text), span=_span(c[0]))
 
     def true(self, meta, c):
         return ast.Num(value=True, span=_span(meta))
@@ -379,6 +410,11 @@ def _parse(source: str, path: str, start: str):
         tree = _parser().parse(source, start=start)
     except RecursionError:
         raise _too_deep(path) from None
+    except _TooManyTokens as e:
+        raise AlgError([Diagnostic(
+            code="E006", path=path, span=_span(e.token),
+            message=f"the program is too long: more than {MAX_TOKENS:,} tokens",
+            help="split it into files of procedures (`include`)")]) from None
     except lark.exceptions.UnexpectedCharacters as e:
         span = Span(line=e.line, column=e.column, end_line=e.line, end_column=e.column + 1)
         ch = source[e.pos_in_stream] if e.pos_in_stream < len(source) else "end of file"
@@ -409,6 +445,8 @@ def _parse(source: str, path: str, start: str):
         raise AlgError([Diagnostic(code="E002", message="unexpected end of file", span=span,
                                    path=path,
                                    help=f"expected {_describe_expected(set(e.expected))}")])
+    if _nests_too_deeply(tree):
+        raise _too_deep(path, _deepest_span(tree, _lark_children, _lark_span))
     try:
         return _ToAst().transform(tree)
     except RecursionError:
@@ -416,6 +454,9 @@ def _parse(source: str, path: str, start: str):
     except lark.exceptions.VisitError as e:
         if isinstance(e.orig_exc, RecursionError):
             raise _too_deep(path, _deepest_span(tree, _lark_children, _lark_span)) from None
+        if isinstance(e.orig_exc, AlgError):  # a literal out of range (`number`)
+            raise AlgError([d.model_copy(update={"path": path})
+                            for d in e.orig_exc.diagnostics]) from None
         raise
 
 
@@ -431,7 +472,19 @@ def _known_mistake(e: lark.exceptions.UnexpectedToken,
 
 def _too_deep(path: str, span: Span | None = None) -> AlgError:
     return AlgError([Diagnostic(code="E004", message="expression nested too deeply", path=path,
-                                span=span or Span(), help="split it with `let`")])
+                                span=span or Span(),
+                                help=f"split it with `let` (at most {MAX_NESTING} levels)")])
+
+
+def _nests_too_deeply(tree: lark.Tree) -> bool:
+    """Whether the parse tree nests deeper than `MAX_NESTING` (an iterative walk)."""
+    stack: list[tuple[lark.Tree, int]] = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_NESTING:
+            return True
+        stack.extend((k, depth + 1) for k in node.children if isinstance(k, lark.Tree))
+    return False
 
 
 def _lark_children(x) -> list:

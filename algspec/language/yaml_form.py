@@ -73,6 +73,34 @@ def _scalar_start(node: Any) -> tuple[int, int]:
     return line, column
 
 
+# The deepest nesting of YAML collections read: the form needs two (the mapping and the
+# `data` list); PyYAML builds nodes recursively, so deeper input is refused before that.
+MAX_YAML_NESTING = 32
+
+
+def _check_nesting(text: str, path: str) -> None:
+    """E005 where collections nest deeper than `MAX_YAML_NESTING` (the event stream is
+    read iteratively, so this check cannot overflow the stack itself), or at an alias."""
+    import yaml
+
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_YAML_NESTING:
+                mark = event.start_mark
+                raise _error(path, f"nested too deeply (more than {MAX_YAML_NESTING} levels "
+                             "of lists or mappings)", mark.line + 1, mark.column + 1,
+                             help="the form is a mapping of one-line values, a list `data` "
+                                  "and a `body` block")
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+        elif isinstance(event, yaml.AliasEvent):  # a copy per use: text could multiply
+            mark = event.start_mark
+            raise _error(path, "an alias (`*name`) is not part of the form", mark.line + 1,
+                         mark.column + 1, help="write the value itself")
+
+
 def to_alg(text: str, path: str) -> tuple[str, LineMap]:
     """The `.alg` text of a YAML form and its line map; `AlgError` (E005) if malformed."""
     generated, line_map, _ = _convert(text, path)
@@ -84,6 +112,7 @@ def _convert(text: str, path: str) -> tuple[str, LineMap, list[tuple[int, int] |
     import yaml
 
     try:
+        _check_nesting(text, path)
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
@@ -94,9 +123,14 @@ def _convert(text: str, path: str) -> tuple[str, LineMap, list[tuple[int, int] |
                      help="write `algspec convert FILE.alg --to yaml` to see the form")
     fields: dict[str, Any] = {}
     for key, value in root.value:
-        if key.value not in KEYS:
-            raise _error(path, f"unknown key {key.value!r}; the keys are {', '.join(KEYS)}",
+        if not isinstance(key, yaml.ScalarNode) or key.value not in KEYS:
+            what = repr(key.value) if isinstance(key, yaml.ScalarNode) else "that is not text"
+            raise _error(path, f"unknown key {what}; the keys are {', '.join(KEYS)}",
                          key.start_mark.line + 1, key.start_mark.column + 1)
+        if key.value in fields:
+            raise _error(path, f"duplicate key `{key.value}`", key.start_mark.line + 1,
+                         key.start_mark.column + 1,
+                         help=f"give `{key.value}` once (YAML keeps only one of them)")
         fields[key.value] = value
     for key in ("algorithm", "nodes", "graph"):
         if key not in fields or not isinstance(fields[key], yaml.ScalarNode):

@@ -200,7 +200,8 @@ class Expressions(Reporter):
         try:
             dt = op.type_rule(tuple(a.dtype for a in args))
         except ops.OpTypeError as err:
-            self.fail("E205", err.message, span if err.arg is None else args_ast[err.arg].span)
+            self.fail("E205", err.message, span if err.arg is None else args_ast[err.arg].span,
+                      help=_bool_compare_help(op.name, args_ast, args))
         for k, (a, x) in enumerate(zip(args_ast, args)):
             if not self.is_pointer_read(x) or op.pointer == "ok":
                 continue
@@ -345,3 +346,32 @@ class Expressions(Reporter):
                   span, help=help)
 
     # ------------------------------------------------------------ statements
+
+
+def _bool_compare_help(op: str, args_ast: list[ast.Expr], args: list[ir.Expr]) -> str | None:
+    """`A[u, v] != 0` on a mask: the mask is already the truth value, so say to use it."""
+    if op not in ("==", "!=") or len(args) != 2:
+        return None
+    for k in (0, 1):
+        other = args_ast[1 - k]
+        if args[k].dtype == ir.DType.BOOL and isinstance(other, ast.Num) and \
+                not isinstance(other.value, bool) and other.value in (0, 1):
+            text = _read_text(args_ast[k])
+            itself = (op == "!=") == (other.value == 0)
+            what = "the other side" if text is None else f"`{text}`"
+            use = ("it itself" if itself else "`not` it") if text is None else \
+                (f"`{text}` itself" if itself else f"`not {text}`")
+            return (f"{what} is a boolean (a mask): use {use} instead of comparing it "
+                    f"with {other.value}")
+    return None
+
+
+def _read_text(e: ast.Expr) -> str | None:
+    """A name or an indexed read as written (`A[u, v]`); None for anything longer."""
+    if isinstance(e, ast.Name):
+        return e.name
+    if isinstance(e, ast.IndexExpr) and all(isinstance(i, (ast.Name, ast.Num))
+                                            for i in e.indices):
+        idx = ", ".join(i.name if isinstance(i, ast.Name) else str(i.value) for i in e.indices)
+        return f"{e.name}[{idx}]"
+    return None

@@ -27,6 +27,34 @@ class Loops(Reporter):
             self.fail("E501", "loops are not allowed inside a round", s.span,
                       help="a round is one synchronous step; put the loop around the round")
         inner = scope.child(loop_depth=scope.loop_depth + 1)
+        try:
+            return self.loop_parts(s, scope, inner)
+        except Abort:
+            if id(s.body) not in self.lowered_bodies:  # a wrong header: the body's own
+                self.body_after_error(s, inner)      # mistakes are reported all the same
+            raise
+
+    @property
+    def lowered_bodies(self) -> set[int]:
+        """The loop bodies lowered so far (by `id`), so a failed header lowers its body once."""
+        return self.__dict__.setdefault("_lowered_bodies", set())
+
+    def loop_body(self, s, inner: Scope) -> list[ir.Statement]:
+        self.lowered_bodies.add(id(s.body))
+        return self.lower_block(s.body, inner)
+
+    def body_after_error(self, s, inner: Scope) -> None:
+        """Lower the body of a loop whose header was reported, for the errors it holds itself;
+        the loop variables it could not bind are poisoned (their uses are no new mistake)."""
+        names = list(getattr(s, "vars", None) or []) + \
+            ([s.var] if getattr(s, "var", None) else [])
+        for name in names:
+            if name not in inner.locals and name not in self.decls:
+                inner.failed.add(name)
+        self.loop_body(s, inner)
+
+    def loop_parts(self, s, scope: Scope, inner: Scope) -> ir.Statement:
+        """The loop's header (condition, range, bounds) and body, lowered in that order."""
         total = self.total_bound(s)
         if isinstance(s, ast.WhileStmt):
             c, _ = self.expr(s.cond, scope.child(
@@ -44,7 +72,7 @@ class Loops(Reporter):
                 raise Abort()
             sid = self.new_id()
             return ir.While(id=sid, cond=c, bound=bound, whp=s.whp, total=total,
-                            body=self.lower_block(s.body, inner), span=s.span)
+                            body=self.loop_body(s, inner), span=s.span)
         if isinstance(s, ast.ForEdgesStmt):
             return self.for_edges(s, scope, inner, total)
         var_local = self.loop_var(s.var, s.span, scope, inner)
@@ -61,13 +89,13 @@ class Loops(Reporter):
             extra = {"step": step} if step is not None else {}
             return ir.ForRange(id=sid, var=s.var, var_local=var_local, start=start, stop=stop,
                                reverse=s.reverse, bound=bound, total=total,
-                               body=self.lower_block(s.body, inner), span=s.span, **extra)
+                               body=self.loop_body(s, inner), span=s.span, **extra)
         key = self.lower_whole(s.key, scope.child(index_vars=["@i"], implicit=True), ir.Loc.NODE)
         if key.dtype not in ops.NUMERIC:
             self.fail("E205", "nodes are ordered by a numeric key", s.key.span)
         sid = self.new_id()
         return ir.ForNodes(id=sid, var=s.var, var_local=var_local, key=key, unstable=s.unstable,
-                           body=self.lower_block(s.body, inner), span=s.span)
+                           body=self.loop_body(s, inner), span=s.span)
 
     def total_bound(self, s) -> ir.Expr | None:
         """`total bound T`: the loop's trips summed over the run, in n and m (E601 otherwise)."""
@@ -231,7 +259,7 @@ class Loops(Reporter):
         sid = self.new_id()
         return ir.ForEdges(id=sid, vars=list(s.vars), vars_local=local, array=d.name,
                            select=select, key=key, unstable=s.unstable, bound=bound, total=total,
-                           body=self.lower_block(s.body, inner), span=s.span)
+                           body=self.loop_body(s, inner), span=s.span)
 
 def _negated(e: ir.Expr, span: Span) -> ir.Expr:
     """-e for a step that counts down, written so the size classes see a positive value:

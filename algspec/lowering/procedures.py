@@ -25,6 +25,9 @@ from algspec.diagnostics import AlgError
 from algspec.language import ast
 from algspec.lowering.scope import RESERVED, RETURN, Abort, Reporter, Scope
 
+# The longest chain of files including each other (far beyond any real library).
+MAX_INCLUDE_DEPTH = 64
+
 
 class Procedures(Reporter):
     """Collects procedure definitions (with includes) and lowers calls of them."""
@@ -86,18 +89,29 @@ class Procedures(Reporter):
 
     def _include(self, s: ast.IncludeStmt, path: str, chain: list[str]) -> None:
         from algspec.language.parser import parse_library  # parser imports lark: only when needed
+        from algspec.source_file import read_source
 
         origin = None if path == self.path else path
         target = Path(path).parent / s.path if path not in ("<string>", "") else Path(s.path)
         key = self._key(str(target))
+        if len(chain) > MAX_INCLUDE_DEPTH:  # each level is a few host frames (recursive)
+            self.err("E704", f"cannot include `{s.path}`: includes nested more than "
+                     f"{MAX_INCLUDE_DEPTH} files deep", s.span, path=origin)
+            return
         if key in chain:
             self.err("E705", f"include cycle: {' -> '.join(Path(c).name for c in chain[chain.index(key):])}"
                      f" -> {target.name}", s.span, path=origin)
             return
-        try:
-            text = target.read_text()
-        except (OSError, UnicodeDecodeError) as e:
-            self.err("E704", f"cannot include `{s.path}`: {getattr(e, 'strerror', None) or e}",
+        try:  # a regular file of bounded size: never a FIFO, a device or a huge file
+            text = read_source(target)
+        except AlgError as e:  # not UTF-8, not a regular file, too large
+            reason = e.diagnostics[0].message.removeprefix("cannot read the file: ")
+            self.err("E704", f"cannot include `{s.path}`: {reason}", s.span,
+                     help=f"the path is relative to the including file ({target})",
+                     path=origin)
+            return
+        except OSError as e:
+            self.err("E704", f"cannot include `{s.path}`: {e.strerror or e}",
                      s.span, help=f"the path is relative to the including file ({target})",
                      path=origin)
             return
@@ -194,9 +208,19 @@ class Procedures(Reporter):
         call (in `self.hoisted`), and the call is the local its `return` sets."""
         p = self.procs[e.func]
         if scope.in_round:
-            self.fail("E708", f"call of `{e.func}` inside a round", e.span,
-                      help=f"a procedure runs sequential statements; compute it before the round: "
-                           f"`let y = {e.func}(...)`, and use `y` in it")
+            per = _processor_names(e.args, scope)
+            help = (f"a procedure runs sequential statements; compute it before the round: "
+                    f"`let y = {e.func}(...)`, and use `y` in it")
+            if per:  # the argument exists only inside the round: no `let` before it
+                var = per[0] if per[0] in scope.index_vars else scope.index_vars[0]
+                what = "is a processor variable" if per[0] == var else \
+                    "has one value per processor"
+                help = (f"a procedure runs sequential statements, and `{per[0]}` {what}, "
+                        f"known only inside the round: write what `{e.func}` computes inline "
+                        f"in the round (an expression of `{per[0]}`), or call it from a "
+                        f"sequential loop before the round (`for {var} in 0 .. n - 1 "
+                        "{ ... }`)")
+            self.fail("E708", f"call of `{e.func}` inside a round", e.span, help=help)
         where = scope.no_calls
         if where is None and (scope.derived_of is not None or self.hoisted is None):
             where = "in a declaration"
@@ -399,3 +423,24 @@ def _rename(x, ren: dict[str, str], origin: str | None = None):
     if isinstance(x, ir.ForEdges):
         upd["vars"] = [ren.get(v, v) if local else v for v, local in zip(x.vars, x.vars_local)]
     return x.model_copy(update=upd)
+
+
+def _processor_names(args: list[ast.Expr], scope: Scope) -> list[str]:
+    """The processor variables (and locals computed from them) the call's arguments use."""
+    out: list[str] = []
+
+    def walk(x: object) -> None:
+        if isinstance(x, ast.Name):
+            local = scope.locals.get(x.name)
+            if (x.name in scope.index_vars or (local is not None and local[1])) and \
+                    x.name not in out:
+                out.append(x.name)
+        if isinstance(x, ast.Node):
+            for value in vars(x).values():
+                walk(value)
+        elif isinstance(x, list):
+            for item in x:
+                walk(item)
+
+    walk(args)
+    return out

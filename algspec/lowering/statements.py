@@ -75,11 +75,17 @@ class Statements(Reporter):
                 self.fail("E201", "a procedure's value must be one value", s.value.span)
             return [ir.Let(id=self.new_id(), name=RETURN, value=v, span=s.span)]
         if isinstance(s, ast.IfStmt):
-            c, ax = self.expr(s.cond, scope)
-            if c.dtype != ir.DType.BOOL:
-                self.fail("E205", "an `if` condition must be boolean", s.cond.span)
-            if ax and not scope.in_forall:
-                self.fail("E201", "an `if` condition must be one value", s.cond.span)
+            try:
+                c, ax = self.expr(s.cond, scope)
+                if c.dtype != ir.DType.BOOL:
+                    self.fail("E205", "an `if` condition must be boolean", s.cond.span)
+                if ax and not scope.in_forall:
+                    self.fail("E201", "an `if` condition must be one value", s.cond.span)
+            except Abort:  # the branches' own mistakes are reported too; in a forall they
+                if not scope.in_forall:  # would miss the condition's pins (false E401s)
+                    self.lower_block(s.then, scope)
+                    self.lower_block(s.otherwise, scope)
+                raise
             sid = self.new_id()
             varying = {k for k, (_, ax) in scope.locals.items() if ax}  # per-processor lets
             then_scope = scope.child(pins=scope.pins + equations(c, scope.index_vars, varying)) \

@@ -56,6 +56,7 @@ class NetConfig(NamedTuple):
     hint_teacher_forcing: float = 0.0
     dropout: float = 0.0  # on the processor's output, when training
     hint_repred_mode: str = "soft"  # "soft", "hard" or "hard_on_eval"
+    remat: bool = False  # recompute each hint step in the backward pass (`algspec.nn.memory`)
 
 
 class _StepKeys(NamedTuple):
@@ -249,7 +250,8 @@ class Net(hk.Module):
             live = (step == 0) | (step + 1 < jnp.max(jnp.asarray(lengths)))
             return hk.cond(live, run, skip, state, step, step_keys)
 
-        state, hint_preds = hk.scan(step_fn, self._initial_state(batch, nb_nodes, graph),
+        body = hk.remat(step_fn) if self.config.remat and not hk.running_init() else step_fn
+        state, hint_preds = hk.scan(body, self._initial_state(batch, nb_nodes, graph),
                                     (jnp.arange(steps), keys))
         return state.output_preds, hint_preds
 

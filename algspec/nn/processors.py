@@ -44,7 +44,7 @@ A triplet kind called with a `SparseGraph` raises `ValueError`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 import haiku as hk
 import jax
@@ -52,42 +52,16 @@ import jax.numpy as jnp
 
 from algspec.nn import edges, segments
 from algspec.nn.graph import Array, DenseGraph, Graph, SparseGraph
+from algspec.nn.processor_table import ALGSPEC, PROCESSOR_TABLE, ProcessorKind
 from algspec.nn.types import BIG_NUMBER
 
 # dm-clrs's GAT masks non-adjacent pairs by adding (adj - 1) * this to the logits.
 _ATTENTION_MASK = 1e9
 
 
-class ProcessorKind(NamedTuple):
-    """What a processor kind computes, and which graph it reads."""
-
-    family: str            # "mpnn" (message passing, max), "gat" or "gatv2" (attention)
-    reads: str             # "declared", "complete" or "self"
-    triplets: bool = False
-    gated: bool = False
-    inf_bias: bool = False  # dm-clrs's *_mask kinds: decoders mask non-adjacent pointers
-
-
+# The kinds algspec's model builds, from the one processor table (`processor_table.py`).
 PROCESSORS: dict[str, ProcessorKind] = {
-    "deepsets": ProcessorKind("mpnn", "self"),
-    "mpnn": ProcessorKind("mpnn", "complete"),
-    "pgn": ProcessorKind("mpnn", "declared"),
-    "pgn_mask": ProcessorKind("mpnn", "declared", inf_bias=True),
-    "gmpnn": ProcessorKind("mpnn", "complete", gated=True),
-    "gpgn": ProcessorKind("mpnn", "declared", gated=True),
-    "gpgn_mask": ProcessorKind("mpnn", "declared", gated=True, inf_bias=True),
-    "triplet_mpnn": ProcessorKind("mpnn", "complete", triplets=True),
-    "triplet_pgn": ProcessorKind("mpnn", "declared", triplets=True),
-    "triplet_pgn_mask": ProcessorKind("mpnn", "declared", triplets=True, inf_bias=True),
-    "triplet_gmpnn": ProcessorKind("mpnn", "complete", triplets=True, gated=True),
-    "triplet_gpgn": ProcessorKind("mpnn", "declared", triplets=True, gated=True),
-    "triplet_gpgn_mask": ProcessorKind("mpnn", "declared", triplets=True, gated=True,
-                                       inf_bias=True),
-    "gat": ProcessorKind("gat", "declared"),
-    "gat_full": ProcessorKind("gat", "complete"),
-    "gatv2": ProcessorKind("gatv2", "declared"),
-    "gatv2_full": ProcessorKind("gatv2", "complete"),
-}
+    name: kind for name, kind in PROCESSOR_TABLE.items() if ALGSPEC in kind.backends}
 
 
 def _linear(size: int, name: str, **kwargs: Any) -> hk.Linear:

@@ -16,7 +16,7 @@ from algspec.cli_args import check_out_folder, fail, interrupted, parse_params, 
 
 
 def text_command(
-    file: Annotated[Path, typer.Argument(help="The .alg file.")],
+    file: Annotated[Path, typer.Argument(help="The .alg file, or its .yaml form.")],
     length: Annotated[int, typer.Option("--length", "-n", help="Problem size n.")] = 16,
     num: Annotated[int, typer.Option("--num", "-k", help="Number of records.")] = 100,
     seed: Annotated[int, typer.Option(help="Random seed.", min=0)] = 0,
@@ -26,8 +26,8 @@ def text_command(
         "--hints", help="Trace each output's `<output>_h` hint in the prompt and answer.")]
     = False,
     decimals: Annotated[int | None, typer.Option(
-        help="Truncate input floats to this many decimals (CLRS-Text's generator uses 3 "
-             "for Hugging Face).", min=0)] = None,
+        help="Truncate input floats to this many decimals, 0 to 15 (CLRS-Text's generator "
+             "uses 3 for Hugging Face).", min=0)] = None,
     format_: Annotated[str, typer.Option(
         "--format", help="jsonl (DIR/data.jsonl) or hf (DIR/hf, a Hugging Face dataset; "
         "needs the `datasets` package).")] = "jsonl",
@@ -37,9 +37,10 @@ def text_command(
     progress: Annotated[bool, typer.Option(
         help="Show progress on stderr when it is a terminal.")] = True,
 ) -> None:
-    """Write K samples of size N as CLRS-Text records (prompt, answer) in DIR/data.jsonl."""
+    """Write K samples of size N as CLRS-Text records (`prompt`, `references`) in DIR/data.jsonl."""
     from algspec.cli_args import load_or_exit
     from algspec.diagnostics import RuntimeFault
+    from algspec.text.errors import TextError
     from algspec.text.records import (
         DATA_FILE,
         FORMATS,
@@ -51,6 +52,11 @@ def text_command(
 
     if length < 1 or num < 1:
         raise fail("--length and --num must be positive")
+    from algspec.text.request import check_decimals, check_hints
+    try:
+        check_decimals(decimals)
+    except TextError as e:
+        raise fail(f"--{e}") from None
     if format_ not in FORMATS:
         raise fail(f"--format must be one of {', '.join(FORMATS)}, not {format_!r}")
     if format_ == "hf":
@@ -61,8 +67,9 @@ def text_command(
                        ) from None
     check_out_folder(out)
     target = out / (HF_FOLDER if format_ == "hf" else DATA_FILE)
-    if target.exists() and not overwrite:
-        raise fail(f"{target} exists; pass --overwrite to replace it")
+    from algspec.output_files import check_target, claim
+    check_target(out, "dir", allow_nonempty_dir=True)
+    check_target(target, "dir" if format_ == "hf" else "file", overwrite=overwrite)
     try:
         params = parse_params(param)
     except ValueError as e:
@@ -72,6 +79,11 @@ def text_command(
         alg.generator_params(**params)
     except ValueError as e:
         raise fail(str(e)) from None
+    if hints:
+        try:
+            check_hints(alg.name, alg.spec)
+        except TextError as e:
+            raise fail(f"{file}: {e}") from None
     bar = None
     if progress_wanted(progress):
         from tqdm import tqdm
@@ -81,18 +93,26 @@ def text_command(
              "--seed", str(seed), "--out", str(out), *(["--hints"] if hints else []),
              *(["--decimals", str(decimals)] if decimals is not None else []),
              *(["--format", format_] if format_ != "jsonl" else [])]
+    from algspec.memory_budget import TooLarge
     try:
-        records = text_records(alg, length, num, seed, hints=hints, decimals=decimals,
-                               progress=None if bar is None else (lambda _: bar.update(1)),
-                               **params)
-        path = (write_hf if format_ == "hf" else write_jsonl)(records, out)
+        # Held for the whole run: a second `text` into the same target fails at once.
+        with claim(target):
+            records = text_records(alg, length, num, seed, hints=hints, decimals=decimals,
+                                   progress=None if bar is None else (lambda _: bar.update(1)),
+                                   **params)
+            path = (write_hf if format_ == "hf" else write_jsonl)(
+                records, out, total=num, overwrite=overwrite)
+    except TooLarge as e:
+        raise fail(str(e), 1) from None
+    except OSError as e:  # a write that failed part way (a full disk): nothing was kept
+        raise fail(f"cannot write {target}: {e.strerror or e}", 1) from None
     except KeyboardInterrupt:
         raise interrupted(f"writing {num} text records of {alg.name} stopped; nothing was "
                           f"written to {target}; run `{shlex.join(words)}` again") from None
     except RuntimeFault as f:
         print(f.diagnostic.concise_block(), file=sys.stderr)
         raise typer.Exit(1) from None
-    except ValueError as e:  # a datum with no text form
+    except TextError as e:  # a value not of its type's form; any other error is a bug
         raise fail(f"{file}: {e}", 1) from None
     finally:
         if bar is not None:

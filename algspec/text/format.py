@@ -21,7 +21,11 @@ strings character for character, and they apply to any `.alg` file:
   first, not the last, which equals the output) lead the answer as
   `f1, f2, ... | output`, and the answer's names line reads `trace | names`.
   Several traced outputs are joined per frame by `, `. Frames print with
-  their output's type (a sort's `pred_h` as the keys in order).
+  their output's type where the hint has that type, or is a pointer hint of a
+  permutation (a sort's `pred_h` as the keys in order); otherwise with the
+  hint's own type (`prints_as_output`).
+- A value not of its type's form (a mask_one marking no node or several, a
+  permutation that is not one chain) has no text: `NoTextForm`, a user error.
 - CLRS-30's own exceptions, by algorithm name (`TRACED_INSTEAD`): the
   string matchers trace their hint `s`; binary search, Kadane's maximum
   subarray and quickselect trace named hints and answer with their last
@@ -34,6 +38,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+
+from algspec.text.errors import NoTextForm
 
 SEPARATOR = ", "
 INITIAL_TRACE = "initial_trace:"
@@ -63,8 +69,12 @@ def format_sample(name: str, spec: Spec, sample: Any, hints: bool = False) -> tu
     frames = {dp.name: np.asarray(dp.data)[:, 0] for dp in sample.features.hints}
     key = inputs.get("key")
 
-    def text(datum: str, x: np.ndarray) -> str:
-        return value_text(x, spec[datum][1], spec[datum][2], key)
+    def text(datum: str, x: np.ndarray, where: str = "") -> str:
+        try:
+            return value_text(x, spec[datum][1], spec[datum][2], key)
+        except NoTextForm as e:
+            raise NoTextForm(f"{where or datum} has no text form as a {spec[datum][1]} "
+                             f"{spec[datum][2]}: {e}") from None
 
     prompt_inputs = SEPARATOR.join(f"{d}: {text(d, inputs[d])}" for d in shown_inputs(spec))
     output_names = [d for d, (stage, _, _) in _items(spec) if stage == "output"]
@@ -80,8 +90,11 @@ def format_sample(name: str, spec: Spec, sample: Any, hints: bool = False) -> tu
                                                           sample.features.hints])
         firsts, middles = [], []
         for hint, shown_as in traced:
-            firsts.append(text(shown_as, frames[hint][0]))
-            middles.append([text(shown_as, f) for f in frames[hint][1:-1]])
+            why = "" if shown_as == hint else f", printed as {shown_as}'s type"
+            shown = [text(shown_as, f, f"hint {hint} (frame {k}{why})")
+                     for k, f in enumerate(frames[hint][:max(len(frames[hint]) - 1, 1)])]
+            firsts.append(shown[0])
+            middles.append(shown[1:])
         if len({len(m) for m in middles}) > 1:
             raise ValueError(f"{name}: traced hints have different numbers of frames")
         answer = _wrap(name, [answer])
@@ -118,7 +131,19 @@ def traced_hints(name: str, spec: Spec, output_names: list[str], hint_names: lis
     instead, _ = TRACED_INSTEAD.get(name, ((), False))
     if instead:
         return [(h, h) for h in hint_names if h in instead]
-    return [(h, h[:-2]) for h in hint_names if h.endswith("_h") and h[:-2] in output_names]
+    return [(h, h[:-2] if prints_as_output(spec[h], spec[h[:-2]]) else h)
+            for h in hint_names if h.endswith("_h") and h[:-2] in output_names]
+
+
+def prints_as_output(hint: Sequence[str], output: Sequence[str]) -> bool:
+    """Whether a traced hint's frames print with its output's type: when the types are
+    the same, and for a pointer hint of a permutation output (CLRS's sorts, whose `pred_h`
+    frames are chains); any other hint prints with its own type (a mask hint of a mask_one
+    output as a mask, since its frames need not mark one node)."""
+    if tuple(hint[1:]) == tuple(output[1:]):
+        return True
+    return hint[1] == output[1] and (hint[2], output[2]) == ("pointer",
+                                                              "should_be_permutation")
 
 
 def _wrap(name: str, parts: list[str]) -> str:
@@ -132,15 +157,33 @@ def _row(values: Any) -> str:
 
 def permutation_order(predecessors: np.ndarray) -> np.ndarray:
     """Node indices in the order a `should_be_permutation` pointer array describes
-    (each node points to the one before it; the first points to itself)."""
+    (each node points to the one before it; the first points to itself, so at n = 1
+    the one node is both ends). `NoTextForm` if the pointers are not one such chain."""
     pred = np.asarray(predecessors).astype(int)
-    followed = np.zeros(len(pred), bool)
-    followed[pred] = True
-    (last,) = np.flatnonzero(~followed)
-    order = [int(last)]
-    while len(order) < len(pred):
-        order.append(int(pred[order[-1]]))
-    return np.asarray(order[::-1])
+    n = len(pred)
+    if n and (pred.min() < 0 or pred.max() >= n):
+        raise NoTextForm(f"a permutation's pointers must be node indices; got {_shown(pred)}")
+    pointed_to = np.zeros(n, bool)
+    pointed_to[pred[pred != np.arange(n)]] = True  # the first node's self-pointer follows no one
+    ends = np.flatnonzero(~pointed_to)
+    if n and len(ends) != 1:
+        raise NoTextForm(f"a permutation must be one chain of predecessor pointers (the first "
+                         f"node points to itself); got {_shown(pred)}")
+    order: list[int] = [int(ends[0])] if n else []
+    placed = np.zeros(n, bool)
+    placed[order] = True
+    while len(order) < n:
+        before = int(pred[order[-1]])
+        if placed[before]:
+            raise NoTextForm(f"a permutation must be one chain of predecessor pointers (the "
+                             f"first node points to itself); got {_shown(pred)}")
+        placed[before] = True
+        order.append(before)
+    return np.asarray(order[::-1], dtype=int)
+
+
+def _shown(x: np.ndarray) -> str:
+    return np.array2string(np.asarray(x), threshold=20, separator=" ")
 
 
 def value_text(x: np.ndarray, location: str, type_: str, key: np.ndarray | None = None
@@ -153,8 +196,11 @@ def value_text(x: np.ndarray, location: str, type_: str, key: np.ndarray | None 
             order = permutation_order(x)
             return _row(key[order] if key is not None else order)
         if type_ == "mask_one":
-            (index,) = np.flatnonzero(x)
-            return f"{index}"
+            marked = np.flatnonzero(x)
+            if len(marked) != 1:
+                raise NoTextForm(f"a mask_one marks exactly one node; this marks "
+                                 f"{len(marked)}: {_shown(x.astype(int))}")
+            return f"{marked[0]}"
         if type_ == "scalar":
             return _row(x)
         return _row(_integers(x, type_))
@@ -168,7 +214,7 @@ def value_text(x: np.ndarray, location: str, type_: str, key: np.ndarray | None 
         if type_ == "categorical":
             return f"{np.argmax(x, axis=-1)}"
         return f"{x.astype(int)}"
-    raise ValueError(f"no text form for a {location} {type_}")
+    raise NoTextForm(f"no text form for a {location} {type_}")
 
 
 def _integers(x: np.ndarray, type_: str) -> np.ndarray:

@@ -10,16 +10,18 @@ in the form CLRS-Text's generator writes: `{"prompt", "references": [answer],
 from __future__ import annotations
 
 import json
-import os
-import tempfile
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from algspec import output_files
 from algspec.feedback import Features, Feedback
+from algspec.memory_budget import check_samples_fit, gigabytes
 from algspec.text.format import format_sample
+from algspec.text.request import check_request
 
 DATA_FILE = "data.jsonl"
 HF_FOLDER = "hf"  # a Hugging Face `datasets` dataset (`datasets.load_from_disk`)
@@ -44,60 +46,82 @@ def one_sample(feedback: Any, i: int) -> Feedback:
 def text_records(alg: Any, length: int, num: int, seed: int, *, hints: bool = False,
                  decimals: int | None = None, progress: Callable[[int], None] | None = None,
                  **params: Any) -> Iterator[dict[str, Any]]:
-    """CLRS-Text records of `num` samples of `alg` at size `length` (see the module)."""
+    """CLRS-Text records of `num` samples of `alg` at size `length` (see the module).
+
+    Drawn a chunk at a time: `next(k)` draws its samples chunk by chunk from one stream,
+    so successive `next(chunk)` calls give the very samples one `next(num)` would, while
+    only one chunk is held in memory."""
+    from algspec.dataset import fitting_chunk
     from algspec.sampling import BatchSampler  # alg.sampler's batches, without dm-clrs
 
+    decimals = check_request(alg, hints=hints, decimals=decimals)  # a TextError here
     alg.generator_params(**params)  # unknown parameters fail here
-    batch = BatchSampler(alg, alg.spec, -1, seed=seed, length=length,
-                         truncate_decimals=decimals, **params).next(num)
-    for i in range(num):
-        prompt, answer = format_sample(alg.name, alg.spec, one_sample(batch, i), hints)
-        if progress is not None:
-            progress(i + 1)
-        yield {"prompt": prompt, "references": [answer],
-               "auxiliary": {"length": length, "seed": seed, "use_hints": hints,
-                             "algorithm": alg.name}}
+    chunk = fitting_chunk(length)
+    sampler = BatchSampler(alg, alg.spec, -1, seed=seed, length=length,
+                           truncate_decimals=decimals, chunk_size=chunk, **params)
+    done = 0
+    while done < num:
+        size = min(chunk, num - done)
+        batch = sampler.next(size)
+        for i in range(size):
+            prompt, answer = format_sample(alg.name, alg.spec, one_sample(batch, i), hints)
+            done += 1
+            if progress is not None:
+                progress(done)
+            yield {"prompt": prompt, "references": [answer],
+                   "auxiliary": {"length": length, "seed": seed, "use_hints": hints,
+                                 "algorithm": alg.name}}
 
 
-def write_jsonl(records: Iterator[dict[str, Any]], out: Path) -> Path:
-    """`out/data.jsonl`, written whole or not at all (a temporary file renamed)."""
-    out.mkdir(parents=True, exist_ok=True)
+# Records written before the whole file's size is estimated against the free disk space.
+PROBE_RECORDS = 256
+
+
+def write_jsonl(records: Iterator[dict[str, Any]], out: Path, total: int | None = None,
+                overwrite: bool = True) -> Path:
+    """`out/data.jsonl`, written whole or not at all (`algspec.output_files`). With `total`,
+    a file that cannot fit on its disk is refused after the first records (`OutputError`)."""
     path = out / DATA_FILE
-    fd, tmp = tempfile.mkstemp(dir=out, prefix=".data-", suffix=".jsonl")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            for record in records:
-                f.write(json.dumps(record, ensure_ascii=False) + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with output_files.atomic_file(path, "w", overwrite=overwrite) as f:
+        for k, record in enumerate(records, 1):
+            f.write(json.dumps(record, ensure_ascii=False) + "\n")
+            if total is not None and k == min(PROBE_RECORDS, total) < total:
+                _check_disk(f, path, k, total)
     return path
 
 
-def write_hf(records: Iterator[dict[str, Any]], out: Path) -> Path:
-    """`out/hf`: the records as a Hugging Face dataset (`datasets.load_from_disk`), saved
-    to a temporary folder first and renamed, so a stopped run leaves nothing half-written."""
-    import shutil
+def _check_disk(f: Any, path: Path, written: int, total: int) -> None:
+    f.flush()
+    need = f.tell() / written * total
+    free = shutil.disk_usage(path.parent).free + f.tell()
+    if need > free:
+        raise output_files.OutputError(
+            f"cannot write {path}: {total} records need about {gigabytes(need)}, and its disk "
+            f"has {gigabytes(free)} free; ask for fewer records")
 
+
+def write_hf(records: Iterator[dict[str, Any]], out: Path, total: int | None = None,
+             overwrite: bool = True) -> Path:
+    """`out/hf`: the records as a Hugging Face dataset (`datasets.load_from_disk`), saved
+    to a temporary folder first and renamed, so a stopped run leaves nothing half-written.
+    The records are held in memory: with `total`, what cannot fit is refused early."""
     import datasets
     from datasets import Dataset
 
     datasets.disable_progress_bars()  # the command shows its own progress
 
-    out.mkdir(parents=True, exist_ok=True)
     path = out / HF_FOLDER
-    tmp = Path(tempfile.mkdtemp(dir=out, prefix=".hf-"))
-    try:
-        Dataset.from_list(list(records)).save_to_disk(str(tmp))
-        old = None
-        if path.exists():  # --overwrite: the old dataset moves aside until the new is in place
-            old = Path(tempfile.mkdtemp(dir=out, prefix=".hf-old-")) / HF_FOLDER
-            os.replace(path, old)
-        os.replace(tmp, path)
-        if old is not None:
-            shutil.rmtree(old.parent, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    rows: list[dict[str, Any]] = []
+    for k, record in enumerate(records, 1):
+        rows.append(record)
+        if total is not None and k == min(PROBE_RECORDS, total) < total:
+            per = sum(len(json.dumps(r)) for r in rows) / k * HF_BYTES_PER_JSON_BYTE
+            check_samples_fit(per, total, int(record["auxiliary"]["length"]), copies=1)
+    with output_files.temp_dir_for(path) as tmp:
+        Dataset.from_list(rows).save_to_disk(str(tmp))
+        output_files.publish_dir(tmp, path, overwrite)
     return path
+
+
+# Memory a record takes as Python objects plus its Arrow copy, per byte of its JSON.
+HF_BYTES_PER_JSON_BYTE = 6

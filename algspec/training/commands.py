@@ -24,6 +24,8 @@ from algspec.cli_args import (
     split_legacy_processor,
 )
 from algspec.cli_args import fail as _fail
+from algspec.nn.memory import MemoryPlanError
+from algspec.nn.processor_table import processors_of
 from algspec.source_file import is_algorithm_file_name
 from algspec.training.config import (
     DEFAULT_BACKEND,
@@ -64,11 +66,13 @@ def _check_alg(path: Path, params: dict[str, Any]) -> None:
         raise _fail(str(e)) from None
 
 
-def _check_run_folder(out: Path, overwrite: bool) -> None:
-    """`--out` may be new, empty or an unfinished run (restarted); a finished run or other
-    files there need `--overwrite` (one error line, before anything is computed)."""
+def _check_run_folder(out: Path, overwrite: bool, config: TrainConfig) -> None:
+    """`--out` may be new, empty or an unfinished run of the same options (resumed); a
+    finished run, another configuration's run or other files there need `--overwrite`
+    (one error line, before anything is computed)."""
+    from algspec.output_files import LOCK_SUFFIX, TEMP_SUFFIX
     from algspec.training.metrics import score_text
-    from algspec.training.runs import CONFIG, read_result
+    from algspec.training.runs import CONFIG, config_differences, read_result
 
     if overwrite or not out.is_dir():
         return
@@ -76,20 +80,30 @@ def _check_run_folder(out: Path, overwrite: bool) -> None:
     if res is not None:
         raise _fail(f"{out} holds a finished run (test {score_text(res['test'])}); pass "
                     "--overwrite to replace it, or choose another --out")
-    if not (out / CONFIG).is_file() and any(out.iterdir()):
+    if not (out / CONFIG).is_file() and any(
+            not p.name.endswith((LOCK_SUFFIX, TEMP_SUFFIX)) for p in out.iterdir()):
         raise _fail(f"{out} is not empty and holds no run; choose another --out, or pass "
                     "--overwrite to write the run's files there anyway")
+    differ = config_differences(config, out)
+    if differ:
+        raise _fail(f"{out} holds an unfinished run of other options ({', '.join(differ)} "
+                    "differ); choose another --out, or pass --overwrite to start this one "
+                    "there")
 
 
 def _left_in(out: Path) -> str:
     """What an interrupted `train` left in its run folder, in words."""
-    from algspec.training.runs import CONFIG, is_finished
+    from algspec.training.runs import CONFIG, is_finished, resumes_at
 
     if is_finished(out):
         return f"{out} still holds its earlier finished run"
     if (out / CONFIG).is_file():
-        return f"the run folder {out} is unfinished (no result.json)"
+        return f"the run folder {out} is unfinished (no result.json; it {resumes_at(out)})"
     return f"nothing was written to {out}"
+
+
+CHECKPOINT_HELP = ("Save the whole training state every N steps, so that running the same "
+                   "command again resumes there [default: at every validation]; 0: never.")
 
 
 def train_command(
@@ -97,7 +111,10 @@ def train_command(
         help="An .alg file, or a dm-clrs algorithm name such as bubble_sort.")],
     processor: Annotated[str, typer.Option(
         "--processor",
-        help="CLRS processor: deepsets, gat, mpnn, pgn, ... (any of clrs.get_processor_factory)."
+        help="Processor (dm-clrs's names). --backend algspec: "
+        f"{', '.join(processors_of('algspec'))}; --backend clrs also "
+        f"{', '.join(p for p in processors_of('clrs') if p not in processors_of('algspec'))}. "
+        "--graph sparse: those without triplet_."
     )] = "mpnn",
     hidden: Annotated[int, typer.Option(help="Hidden size.")] = 128,
     steps: Annotated[int, typer.Option(help="Training steps.")] = 2000,
@@ -116,7 +133,8 @@ def train_command(
     learning_rate: Annotated[float, typer.Option(
         "--learning-rate", "--lr", help="Adam learning rate.")] = 1e-3,
     out: Annotated[Path | None, typer.Option(
-        "--out", "-o", help="Run folder [default: runs/ALG_PROC_hH_sSEED].")] = None,
+        "--out", "-o", help="Run folder [default: runs/ALG_PROC_hH_sSEED_DIGEST, DIGEST "
+        "a short hash of every option].")] = None,
     overwrite: Annotated[bool, typer.Option(
         help="Replace a finished run in --out (or write into a folder holding other "
         "files).")] = False,
@@ -130,7 +148,8 @@ def train_command(
         "--param", "-p", help="Generator parameter NAME=VALUE (repeatable).")] = None,
     progress: Annotated[bool, typer.Option(
         help="Show progress on stderr (data, compiling, steps, testing) when it is a "
-        "terminal.")] = True,
+        "terminal; elsewhere (a log file, a pipe) one line per validation.")] = True,
+    checkpoint_every: Annotated[int | None, typer.Option(help=CHECKPOINT_HELP, min=0)] = None,
 ) -> None:
     """Train a CLRS processor on an algorithm, keep the best by validation, test OOD."""
     try:
@@ -147,36 +166,54 @@ def train_command(
         raise _fail(str(exc)) from None
     if out is None:
         stem = Path(algorithm).stem if is_algorithm_file_name(algorithm) else algorithm
-        out = Path("runs") / f"{stem}_{processor}_h{hidden}_s{seed}"
+        out = Path("runs") / f"{stem}_{processor}_h{hidden}_s{seed}_{config.digest()[:6]}"
     check_out_folder(out)
-    _check_run_folder(out, overwrite)
+    from algspec.output_files import check_target
+    check_target(out, "dir", allow_nonempty_dir=True)  # unwritable: one line, before training
+    _check_run_folder(out, overwrite, config)
     if is_algorithm_file_name(algorithm) or Path(algorithm).is_file():
         _check_alg(Path(algorithm), config.generator_params)
 
+    from algspec.interrupts import ignore_from_now, reported
+    from algspec.output_files import OutputError
     from algspec.training.data import SourceError
     from algspec.training.metrics import score_text
-    from algspec.training.runs import RunExistsError, TrainingInterrupted
+    from algspec.training.runs import (
+        RunConfigMismatch,
+        RunExistsError,
+        TrainingInterrupted,
+        is_finished,
+        read_result,
+    )
     from algspec.training.trainer import train
 
     restart = (train_command_line(config, str(out))
                or shlex.join(["algspec", "train", algorithm, "--out", str(out)]))
-    restart += " --overwrite" if overwrite else ""
+    if checkpoint_every is not None:
+        restart += f" --checkpoint-every {checkpoint_every}"
     what = f"training of {algorithm} / {processor}"
 
-    def stopped(exc: KeyboardInterrupt) -> str:
+    def stopped(exc: KeyboardInterrupt | None) -> str:
         where = exc.where if isinstance(exc, TrainingInterrupted) else \
             "before its first step (loading and generating data)"
-        return f"{what} stopped {where}; {_left_in(out)}; start it again with `{restart}`"
+        again = restart + (" --overwrite" if overwrite and is_finished(out) else "")
+        return f"{what} stopped {where}; {_left_in(out)}; start it again with `{again}`"
 
-    try:
-        result = train(config, out, progress=progress_wanted(progress), overwrite=overwrite,
-                       on_interrupt=stopped)
-    except KeyboardInterrupt as exc:
-        raise interrupted(stopped(exc)) from None
-    except (SourceError, RunExistsError) as exc:
-        if caused_by_interrupt(exc):
-            raise interrupted(stopped(KeyboardInterrupt())) from None
-        raise _fail(str(exc)) from None
+    with reported(stopped):
+        try:
+            shown = progress_wanted(progress)  # off a terminal: a plain line per validation
+            result = train(config, out, progress=shown, overwrite=overwrite,
+                           on_interrupt=stopped, log_lines=progress and not shown,
+                           checkpoint_every=checkpoint_every)
+        except TrainingInterrupted as exc:  # Ctrl-C once the result was written: success
+            if exc.step < exc.total or (result := read_result(out)) is None:
+                raise
+        except (SourceError, RunExistsError, RunConfigMismatch, OutputError,
+                MemoryPlanError) as exc:
+            if caused_by_interrupt(exc):
+                raise KeyboardInterrupt from exc
+            raise _fail(str(exc)) from None
+    ignore_from_now()  # the run is written: a Ctrl-C now must not turn into a traceback
     print(f"{result['algorithm']} / {processor}: val {score_text(result['val'])} "
           f"(n={val_size}), test {score_text(result['test'])} (n={test_size}), "
           f"{result['seconds_per_step'] * 1000:.1f} ms/step on {result['device']} -> {out}")
@@ -227,15 +264,17 @@ def eval_command(
     size = f" at n={test_size}" if test_size else ""
     stopped = (f"eval of {run_dir}{size} stopped before it finished; nothing was written "
                f"(the run folder is unchanged); run `{shlex.join(words)}` again to start over")
-    try:
-        res = evaluate_run(run_dir, test_size, test_samples, progress=progress_wanted(progress),
-                           on_interrupt=lambda: stopped, batch_size=batch_size)
-    except KeyboardInterrupt:
-        raise interrupted(stopped) from None
-    except (FileNotFoundError, SourceError, ValueError) as exc:
-        if caused_by_interrupt(exc):
-            raise interrupted(stopped) from None
-        raise _fail(str(exc)) from None
+    from algspec.interrupts import reported
+
+    with reported(lambda _: stopped):
+        try:
+            res = evaluate_run(run_dir, test_size, test_samples,
+                               progress=progress_wanted(progress),
+                               on_interrupt=lambda: stopped, batch_size=batch_size)
+        except (FileNotFoundError, SourceError, ValueError) as exc:
+            if caused_by_interrupt(exc):
+                raise KeyboardInterrupt from exc
+            raise _fail(str(exc)) from None
     if as_json:
         print(json.dumps(res, indent=2))
         return
@@ -262,21 +301,25 @@ def _eval_sweep(run_dir: Path, sizes_text: str | None, family_text: str | None,
             raise _fail(f"{run_dir}: no finished run there (give --sizes to name the sizes)")
         sizes = [int(res["test"]["size"])]
     folder = out if out is not None else run_dir / "ood"
+    from algspec.output_files import check_target
+    check_target(folder, "dir", allow_nonempty_dir=True)  # before any test data is drawn
     words = ["algspec", "eval", str(run_dir), "--sizes", ",".join(map(str, sizes)),
              "--family", ",".join(families), "--out", str(folder)]
     for flag, value in (("--test-samples", samples), ("--batch-size", batch_size)):
         words += [flag, str(value)] if value is not None else []
     stopped = (f"the sweep stopped; the cells it finished are kept in {folder / 'cells'}; "
                f"run `{shlex.join(words)}` again to test the rest")
-    try:
-        summary = run_sweep(run_dir, sizes, families, samples, folder, batch_size,
-                            progress=progress_wanted(progress), on_interrupt=lambda: stopped)
-    except KeyboardInterrupt:
-        raise interrupted(stopped) from None
-    except (FileNotFoundError, SourceError, ValueError) as exc:
-        if caused_by_interrupt(exc):
-            raise interrupted(stopped) from None
-        raise _fail(str(exc)) from None
+    from algspec.interrupts import reported
+
+    with reported(lambda _: stopped):
+        try:
+            summary = run_sweep(run_dir, sizes, families, samples, folder, batch_size,
+                                progress=progress_wanted(progress),
+                                on_interrupt=lambda: stopped)
+        except (FileNotFoundError, SourceError, ValueError) as exc:
+            if caused_by_interrupt(exc):
+                raise KeyboardInterrupt from exc
+            raise _fail(str(exc)) from None
     if as_json:
         print(json.dumps(summary, indent=2))
         return
@@ -284,12 +327,14 @@ def _eval_sweep(run_dir: Path, sizes_text: str | None, family_text: str | None,
     print(f"\nwritten: {folder / 'ood.md'}, {folder / 'ood.json'}, {folder / 'ood.png'}")
 
 
-def _experiment_command_line(grid_file: Path, out: Path, jobs: int, launcher: str,
+def _experiment_command_line(grid_file: Path, out: Path, jobs: int | None, launcher: str,
                              address: str | None, retries: int, gpus_per_run: float,
                              only: list[str] | None) -> str:
     """The `algspec experiment` command that resumes this grid where it stopped."""
     words = ["algspec", "experiment", str(grid_file), "-o", str(out)]
-    for flag, value, default in (("--jobs", jobs, 1), ("--launcher", launcher, "local"),
+    if jobs == 1 and launcher == "local":  # what no --jobs means here
+        jobs = None
+    for flag, value, default in (("--jobs", jobs, None), ("--launcher", launcher, "local"),
                                  ("--address", address, None), ("--retries", retries, 1),
                                  ("--gpus-per-run", gpus_per_run, 0.0)):
         if value != default:
@@ -332,9 +377,10 @@ def experiment_command(
         help="List the runs (done, todo, or missing their .alg file) and exit.")] = False,
     progress: Annotated[bool, typer.Option(
         help="Show each run's progress bars on stderr when it is a terminal.")] = True,
-    jobs: Annotated[int, typer.Option(
+    jobs: Annotated[int | None, typer.Option(
         "--jobs", "-j", help="Runs side by side, each in its own process with its own share "
-        "of GPU memory (with --launcher ray: the most in flight).", min=1)] = 1,
+        "of GPU memory (with --launcher ray: the most in flight) [default: 1; with "
+        "--launcher ray, as many as the cluster allows].", min=1, show_default=False)] = None,
     launcher: Annotated[str, typer.Option(
         help="local (this machine) or ray (a Ray cluster: --address, else a local one).")
     ] = "local",
@@ -349,6 +395,7 @@ def experiment_command(
     only: Annotated[list[str] | None, typer.Option(
         help="Train only the runs whose folder name matches this shell pattern "
         "(repeatable), e.g. 'frame0_mask_gat_*'.")] = None,
+    checkpoint_every: Annotated[int | None, typer.Option(help=CHECKPOINT_HELP, min=0)] = None,
 ) -> None:
     """Run a resumable grid of trainings and write results.md (the paper's Table 2)."""
     from algspec.training.experiment import GridError, load_grid, plan, run_grid, write_report
@@ -358,6 +405,9 @@ def experiment_command(
     except GridError as exc:
         raise _fail(str(exc)) from None
     out = out or Path("runs") / grid.name
+    if not dry_run:
+        from algspec.output_files import check_target
+        check_target(out, "dir", allow_nonempty_dir=True)  # a file there: one line
     try:
         if dry_run:
             _dry_run(grid, out, only)
@@ -366,29 +416,51 @@ def experiment_command(
             if not (out / "runs").is_dir():
                 raise GridError(f"no runs to report in {out} (train them first, without "
                                 "--report-only)")
-            report = write_report(grid, out)
+            report = write_report(grid, out, keep_record=True)
         else:
             if address and launcher != "ray":
                 raise GridError("--address needs --launcher ray")
             report = run_grid(grid, out, progress=progress_wanted(progress), jobs=jobs,
                               launcher=launcher, address=address, retries=retries,
-                              gpus_per_run=gpus_per_run, only=only)
+                              gpus_per_run=gpus_per_run, only=only,
+                              checkpoint_every=checkpoint_every)
     except KeyboardInterrupt:
-        runs = plan(grid, out)
-        done = sum(r.done for r in runs)
+        from algspec.interrupts import clear_terminal_line
+
+        clear_terminal_line()
         resume = _experiment_command_line(grid_file, out, jobs, launcher, address, retries,
                                           gpus_per_run, only)
-        raise interrupted(
-            f"grid {grid.name} stopped: {done} of {len(runs)} runs done, {len(runs) - done} "
-            f"left (runs in progress are unfinished and start again); rerun the same command "
-            f"to resume: `{resume}`") from None
+        if checkpoint_every is not None:
+            resume += f" --checkpoint-every {checkpoint_every}"
+        raise interrupted(_grid_stopped(grid, plan(grid, out), resume)) from None
     except GridError as exc:
         raise _fail(str(exc)) from None
+    from algspec.interrupts import ignore_from_now
+
+    ignore_from_now()  # the report is written: a late Ctrl-C must not print a traceback
     print(f"{report['finished']}/{report['total']} runs finished; report: {out / 'results.md'}")
+    for skipped in report.get("skipped") or []:
+        print(f"skipped: {skipped}", file=sys.stderr)
     if report.get("failures"):
         for f in report["failures"]:
             print(f"failed: {f}", file=sys.stderr)
         raise typer.Exit(1)
+
+
+def _grid_stopped(grid: Any, runs: list[Any], resume: str) -> str:
+    """The interrupted grid's line: runs done and left, where the started ones resume."""
+    from algspec.training.resume import resume_step
+
+    done = sum(r.done for r in runs)
+    started = sorted({(r.dir.name, step) for r in runs if not r.done
+                      and (step := resume_step(r.dir, r.config.digest()))})
+    shown = ", ".join(f"{name} resumes at step {step}" for name, step in started[:4])
+    if len(started) > 4:
+        shown += f" and {len(started) - 4} more"
+    where = (f"{shown}; the others start from step 0" if started
+             else "none has a checkpoint yet: each starts from step 0")
+    return (f"grid {grid.name} stopped: {done} of {len(runs)} runs done, {len(runs) - done} "
+            f"left ({where}); rerun the same command to resume: `{resume}`")
 
 
 def register(app: typer.Typer) -> None:

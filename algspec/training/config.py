@@ -16,29 +16,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-# Every name `clrs.get_processor_factory` accepts in dm-clrs 2.0.3 (read from
-# processors.py; tests/training/test_training.py checks the list against that file).
-PROCESSORS: tuple[str, ...] = (
-    "deepsets",
-    "gat",
-    "gat_full",
-    "gatv2",
-    "gatv2_full",
-    "memnet_full",
-    "memnet_masked",
-    "mpnn",
-    "pgn",
-    "pgn_mask",
-    "triplet_mpnn",
-    "triplet_pgn",
-    "triplet_pgn_mask",
-    "gpgn",
-    "gpgn_mask",
-    "gmpnn",
-    "triplet_gpgn",
-    "triplet_gpgn_mask",
-    "triplet_gmpnn",
-)
+from algspec.nn.processor_table import PROCESSOR_TABLE
+from algspec.nn.processor_table import check_processor as check_backend_processor
+
+# Every processor name either backend builds, from the one processor table
+# (`algspec/nn/processor_table.py`: which backends have each, which have a sparse form).
+PROCESSORS: tuple[str, ...] = tuple(PROCESSOR_TABLE)
 
 HINT_MODES = ("encoded_decoded", "decoded_only", "none")
 
@@ -57,10 +40,10 @@ PAPER_TRAIN_SIZES: tuple[int, ...] = (4, 7, 11, 13, 16)
 SAVED_BEFORE: dict[str, Any] = {"backend": "clrs", "graph": "dense"}
 
 
-def check_processor(name: str) -> None:
-    """Raise ValueError naming the valid processors if `name` is not one."""
-    if name not in PROCESSORS:
-        raise ValueError(f"unknown processor {name!r}; valid: {', '.join(PROCESSORS)}")
+def check_processor(name: str, backend: str = DEFAULT_BACKEND, graph: str = "dense") -> None:
+    """Raise ValueError (one line, naming what `backend` has) unless `backend` builds
+    processor `name` on `graph`."""
+    check_backend_processor(name, backend, graph)
 
 
 @dataclass
@@ -107,7 +90,6 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         self.train_sizes = tuple(int(n) for n in self.train_sizes)
-        check_processor(self.processor)
         if self.hint_mode not in HINT_MODES:
             raise ValueError(f"hint_mode must be one of {', '.join(HINT_MODES)}")
         if self.backend not in BACKENDS:
@@ -117,9 +99,7 @@ class TrainConfig:
                              f"{self.graph!r}")
         if self.graph == "sparse" and self.backend != "algspec":
             raise ValueError("graph sparse needs backend algspec (dm-clrs's model is dense)")
-        if self.graph == "sparse" and self.processor.startswith("triplet"):
-            raise ValueError(f"processor {self.processor} is dense only (its triplet "
-                             "messages are N^3); use --graph dense")
+        check_processor(self.processor, self.backend, self.graph)
         for name in ("hidden", "steps", "batch_size", "val_size", "test_size",
                      "train_samples", "val_samples", "test_samples", "eval_batch_size",
                      "eval_every"):
@@ -178,7 +158,7 @@ TRAIN_FLAGS = ("processor", "hidden", "steps", "batch_size", "train_sizes", "val
 
 def train_command_line(config: TrainConfig, out: str) -> str | None:
     """The `algspec train` command that starts this run again into `out` (an unfinished
-    run there is restarted; a finished one is kept unless `--overwrite` is added), or None
+    run there resumes; a finished one is kept unless `--overwrite` is added), or None
     when an option has no `train` flag (a grid's run: rerun its grid)."""
     import shlex
 

@@ -153,10 +153,11 @@ def resolve_source(source: str, generator_params: Mapping[str, Any] | None = Non
         if not path.is_file():
             raise SourceError(f"{source}: no such file")
         from algspec.compiled import load
+        from algspec.diagnostics import AlgError
 
         try:
             alg = load(str(path))
-        except Exception as exc:  # the compiler's diagnostics, shown as one line
+        except (AlgError, OSError) as exc:  # the file's diagnostics, or unreadable: one line
             msg = str(exc)
             raise SourceError(msg if msg.startswith(source) else f"{source}: {msg}") from exc
 

@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import statistics
 import sys
 from collections.abc import Callable
@@ -91,28 +90,34 @@ def run_grid(
     progress: bool = True,
     log: Callable[[str], None] = lambda s: print(s, file=sys.stderr),
     train_fn: Callable[..., dict] | None = None,
-    jobs: int = 1,
+    jobs: int | None = None,
     launcher: str = "local",
     address: str | None = None,
     retries: int = 1,
     gpus_per_run: float = 0.0,
     worker_cmd: list[str] | None = None,
     only: list[str] | None = None,
+    checkpoint_every: int | None = None,
 ) -> dict[str, Any]:
     """Run every unfinished run of the grid, then write the report.
 
-    `jobs` = 1 with the local launcher trains in this process, one run after
-    another (`train_fn` stands in for the trainer in tests); `jobs` > 1 runs
+    A run folder another process holds (a second grid on the same folder) is
+    skipped, and said so (`report["skipped"]`); a run with a checkpoint resumes
+    from it (`checkpoint_every`: see `trainer.train`; not with Ray's scratch folders).
+
+    `jobs` = 1 (or None) with the local launcher trains in this process, one run
+    after another (`train_fn` stands in for the trainer in tests); `jobs` > 1 runs
     that many worker processes side by side, and `launcher="ray"` sends the
     runs to a Ray cluster (`address`) or a local Ray instance (see
-    `algspec.training.launch`). Either way a run is done only once its
+    `algspec.training.launch`), at most `jobs` in flight (None: as many as the
+    cluster's resources allow). Either way a run is done only once its
     result.json exists, so an interrupted grid resumes where it stopped.
     `only` (shell patterns on run folder names) restricts which runs are
     trained now; the report still covers every finished run.
     """
     if launcher not in LAUNCHERS:
         raise GridError(f"unknown launcher {launcher!r}; valid: {', '.join(LAUNCHERS)}")
-    if jobs < 1 or retries < 0:
+    if (jobs is not None and jobs < 1) or retries < 0:
         raise GridError("jobs must be at least 1 and retries at least 0")
     runs = plan(grid, out)
     missing = sorted({r.config.algorithm for r in runs
@@ -134,38 +139,53 @@ def run_grid(
     todo = list({r.dir: r for r in chosen if not r.done}.values())  # one run per folder
     log(f"{grid.name}: {len(runs)} runs, {len(runs) - len(unfinished)} done, "
         f"{len(unfinished)} to go" + (f", {len(todo)} of them now" if only else "")
-        + (f" ({launcher}, {jobs} at a time)" if jobs > 1 or launcher != "local" else ""))
+        + (f" ({launcher}, {jobs or 1} at a time)" if launcher == "local" and (jobs or 1) > 1
+           else f" (ray, {jobs} at a time)" if launcher == "ray" and jobs
+           else " (ray, as many at a time as the cluster allows)" if launcher == "ray"
+           else ""))
     for note in notes:
         log(note)
-    failures = []
-    if launcher == "ray" or jobs > 1:
+    failures: list[str] = []
+    skipped: list[str] = []
+    if launcher == "ray" or (jobs or 1) > 1:
         from algspec.training import launch
 
         if launcher == "ray":
-            outcomes = launch.run_ray(todo, log, address=address, jobs=jobs if jobs > 1 else None,
+            outcomes = launch.run_ray(todo, log, address=address, jobs=jobs,
                                       retries=retries, gpus_per_run=gpus_per_run,
                                       train_fn=train_fn)
         else:
-            outcomes = launch.run_local(todo, jobs, log, retries=retries, worker_cmd=worker_cmd)
-        failures = [f"{o.run.dir.name}: {o.error}" for o in outcomes if not o.ok]
+            outcomes = launch.run_local(todo, jobs or 1, log, retries=retries, worker_cmd=worker_cmd,
+                                        checkpoint_every=checkpoint_every)
+        failures = [f"{o.run.dir.name}: {o.error}" for o in outcomes if not o.ok and not o.busy]
+        skipped = [f"{o.run.dir.name}: {o.error}" for o in outcomes if o.busy]
     else:
-        failures = _run_here(todo, train_fn, progress, log)
+        failures, skipped = _run_here(todo, train_fn, progress, log, checkpoint_every)
     if grid.ood is not None:
         failures += sweep_runs(grid.ood, [r for r in chosen if r.done], progress, log)
     out.mkdir(parents=True, exist_ok=True)  # after the launcher started: a refused one leaves
     report = write_report(grid, out)        # no folder behind
     report["failures"] = failures
+    report["skipped"] = skipped
     return report
 
 
 def _run_here(todo: list[RunSpec], train_fn: Callable[..., dict] | None, progress: bool,
-              log: Callable[[str], None]) -> list[str]:
-    """Train `todo` in this process, one after another; the failures, one line each.
-    A run found finished when its turn comes (another process did it) is kept as it is."""
+              log: Callable[[str], None], checkpoint_every: int | None = None
+              ) -> tuple[list[str], list[str]]:
+    """Train `todo` in this process, one after another; the failures and the runs skipped
+    because another process holds their folder, one line each. A run found finished when
+    its turn comes (another process did it) is kept as it is. An exception raised because
+    of a Ctrl-C (a compiler killed by it) stops the grid as the Ctrl-C does."""
+    from algspec.cli_args import caused_by_interrupt
+    from algspec.output_files import OutputBusy
+
     if train_fn is None:
         from algspec.training.trainer import train as train_fn
+    extra = {} if checkpoint_every is None else {"checkpoint_every": checkpoint_every}
     tracker = GridProgress(len(todo))
-    failures = []
+    failures: list[str] = []
+    skipped: list[str] = []
     for k, r in enumerate(todo, 1):
         if r.done:
             tracker.finished(True)
@@ -176,16 +196,23 @@ def _run_here(todo: list[RunSpec], train_fn: Callable[..., dict] | None, progres
             f"{r.processor} h{r.hidden} seed {r.seed} -> {r.dir}  ({tracker.status(1)})")
         error = None
         try:
-            train_fn(r.config, r.dir, progress=progress)
+            train_fn(r.config, r.dir, progress=progress, **extra)
         except KeyboardInterrupt:
             raise
-        except Exception as exc:  # noqa: BLE001 - one failed run must not stop the grid
+        except OutputBusy as exc:  # another grid trains it now: not twice, not a failure
+            skipped.append(f"{r.dir.name}: {exc}")
+            tracker.finished(False)
+            log(f"[{k}/{len(todo)}] skipped {r.dir.name}: {exc}")
+            continue
+        except Exception as exc:  # one failed run must not stop the grid
+            if caused_by_interrupt(exc):
+                raise KeyboardInterrupt from exc
             error = f"{type(exc).__name__}: {exc}"
             failures.append(f"{r.dir.name}: {error}")
         tracker.finished(error is None)
         log(outcome_line(k, len(todo), r.dir.name, read_result(r.dir) if error is None
                          else None, error, tracker.status(0)))
-    return failures
+    return failures, skipped
 
 
 def _mean_std(xs: list[float]) -> tuple[float, float]:
@@ -238,9 +265,10 @@ def _fmt(cell: dict[str, Any] | None) -> str:
     when scalar outputs are beside it) or `MSE 0.012 ± 0.003` (all outputs scalar)."""
     if not cell:
         return "–"
+    spread = cell.get("n", 2) > 1  # one seed has no spread to show
     if cell.get("metric") == "neg_mse":
-        return f"MSE {-cell['mean']:.3g} ± {cell['std']:.2g}"
-    text = f"{100 * cell['mean']:.1f}% ± {100 * cell['std']:.1f}"
+        return f"MSE {-cell['mean']:.3g}" + (f" ± {cell['std']:.2g}" if spread else "")
+    text = f"{100 * cell['mean']:.1f}%" + (f" ± {100 * cell['std']:.1f}" if spread else "")
     if cell.get("metric") == "mixed":
         text += " (mixed metrics)"
     if cell.get("mse") is not None:
@@ -248,8 +276,44 @@ def _fmt(cell: dict[str, Any] | None) -> str:
     return text
 
 
-def write_report(grid: Grid, out: Path) -> dict[str, Any]:
-    """results.md, results.json and the figures from the finished runs."""
+def write_report(grid: Grid, out: Path, *, keep_record: bool = False) -> dict[str, Any]:
+    """results.md, results.json and the figures from the finished runs, written holding the
+    grid's report (a second grid on the same folder waits for it, then writes its own).
+
+    `keep_record` (`--report-only`): an existing results.json is kept byte for byte when
+    the finished runs give every value it holds (only fields added since it was written
+    would differ), so re-rendering a committed report does not rewrite its data record."""
+    from algspec import output_files
+
+    with output_files.claim(out / "results.json", wait_s=REPORT_WAIT_S):
+        return _write_report(grid, out, keep_record)
+
+
+def _holds_same_values(old: Any, new: Any) -> bool:
+    """Whether `new` has every key and value of `old` (keys `new` adds are ignored)."""
+    if isinstance(old, dict):
+        return isinstance(new, dict) and all(
+            k in new and _holds_same_values(v, new[k]) for k, v in old.items())
+    if isinstance(old, list):
+        return isinstance(new, list) and len(old) == len(new) and all(
+            _holds_same_values(a, b) for a, b in zip(old, new, strict=True))
+    return old == new and isinstance(old, bool) == isinstance(new, bool)
+
+
+def _kept_record(path: Path, report: dict[str, Any]) -> bool:
+    """Whether results.json at `path` already records `report`'s values (see `write_report`)."""
+    try:
+        old = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return False
+    return _holds_same_values(old, json.loads(json.dumps(report)))
+
+
+REPORT_WAIT_S = 60.0  # how long a grid waits for another one writing the same report
+
+
+def _write_report(grid: Grid, out: Path, keep_record: bool = False) -> dict[str, Any]:
+    from algspec import output_files
     from algspec.training.efficiency_table import efficiency_section
 
     rows = collect(grid, out)
@@ -275,7 +339,7 @@ def write_report(grid: Grid, out: Path) -> dict[str, Any]:
     lines += variant_lines
     if grid.notes.strip():
         lines += [grid.notes.strip(), ""]
-    (out / "results.md").write_text("\n".join(lines) + "\n")
+    output_files.write_text(out / "results.md", "\n".join(lines) + "\n")
     report = {
         "grid": grid.name,
         "finished": n_done,
@@ -288,9 +352,8 @@ def write_report(grid: Grid, out: Path) -> dict[str, Any]:
         "ood": ood_table.get("table", {}),
         "runs": rows,
     }
-    tmp = out / "results.json.tmp"
-    tmp.write_text(json.dumps(report, indent=2) + "\n")
-    os.replace(tmp, out / "results.json")
+    if not (keep_record and _kept_record(out / "results.json", report)):
+        output_files.write_text(out / "results.json", json.dumps(report, indent=2) + "\n")
     return report
 
 
@@ -326,8 +389,9 @@ def _header_lines(grid: Grid, rows: list[dict[str, Any]], n_done: int, n_all: in
     model_text = ", ".join(f"backend {b}" + (f" ({g})" if b != "clrs" else "")
                            for b, g in models) or "-"
     lines.append(f"{n_done} of {n_all} runs finished. Test at n = {first.get('test', {}).get('size', '?')}"
-                 f", mean ± sample std over seeds {grid.seeds}; "
-                 f"device: {first.get('device', '?')}; model: {model_text}.")
+                 + (f", mean ± sample std over seeds {grid.seeds}; " if len(grid.seeds) > 1
+                    else f", one seed ({grid.seeds[0]}): no spread; ")
+                 + f"device: {first.get('device', '?')}; model: {model_text}.")
     if first:
         wall = sum(x["result"].get("train_seconds", 0.0) + x["result"].get("test_seconds", 0.0)
                    for x in rows)

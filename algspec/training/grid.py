@@ -155,13 +155,13 @@ def load_grid(path: str | Path) -> Grid:
             raise GridError(f"{path}: tasks[{i}] needs name, sequential and parallel")
         tasks.append(Task(str(t["name"]), resolve_algorithm(str(t["sequential"]), base),
                           resolve_algorithm(str(t["parallel"]), base)))
-    variants = _load_variants(raw.get("variants") or [], path, base)
+    train = _check_train(raw.get("train") or {}, f"{path}: train")
+    train = _with_backend(raw, dict(train), path)
+    variants = _load_variants(raw.get("variants") or [], path, base, train)
     if not tasks and not variants:
         raise GridError(f"{path}: no tasks")
     processors = _check_processors(_as_list(raw.get("processors", ["mpnn"]), "processors", str),
-                                   path)
-    train = _check_train(raw.get("train") or {}, f"{path}: train")
-    train = _with_backend(raw, dict(train), path)
+                                   path, train)
     reference = raw.get("reference")
     if reference is not None and not (isinstance(reference, dict)
                                       and isinstance(reference.get("score"), int | float)):
@@ -219,10 +219,13 @@ def _with_backend(raw: dict[str, Any], train: dict[str, Any], path: Path) -> dic
     return train
 
 
-def _check_processors(processors: list[str], path: Path) -> list[str]:
+def _check_processors(processors: list[str], path: Path, train: dict[str, Any]
+                      ) -> list[str]:
+    """Each processor, checked against the backend and graph mode its runs will use."""
+    backend, graph = train.get("backend", DEFAULT_BACKEND), train.get("graph", "dense")
     for p in processors:
         try:
-            check_processor(p)
+            check_processor(p, backend, graph)
         except ValueError as exc:
             raise GridError(f"{path}: {exc}") from exc
     return processors
@@ -239,7 +242,8 @@ def _check_train(train: Any, where: str) -> dict[str, Any]:
     return dict(train)
 
 
-def _load_variants(raw: Any, path: Path, base: Path) -> list[Variant]:
+def _load_variants(raw: Any, path: Path, base: Path, grid_train: dict[str, Any]
+                   ) -> list[Variant]:
     if not isinstance(raw, list):
         raise GridError(f"{path}: variants must be a list")
     out: list[Variant] = []
@@ -255,13 +259,15 @@ def _load_variants(raw: Any, path: Path, base: Path) -> list[Variant]:
         if name in {x.name for x in out}:
             raise GridError(f"{path}: variants[{i}]: duplicate name {name!r}")
         procs = v.get("processors")
+        train = _check_train(v.get("train") or {}, f"{path}: variants[{i}].train")
         out.append(Variant(
             name=name,
             algorithm=resolve_algorithm(str(v["algorithm"]), base),
             note=str(v.get("note") or ""),
-            processors=(_check_processors(_as_list(procs, "processors", str), path)
+            processors=(_check_processors(_as_list(procs, "processors", str), path,
+                                          {**grid_train, **train})
                         if procs is not None else None),
-            train=_check_train(v.get("train") or {}, f"{path}: variants[{i}].train"),
+            train=train,
         ))
     return out
 

@@ -55,6 +55,17 @@ def outcome_line(k: int, total: int, name: str, result: dict[str, Any] | None,
     elif result is not None:
         head = (f"[{k}/{total}] done {name}: val {score_text(result['val'])}, "
                 f"test {score_text(result['test'])}")
+        plan = result.get("memory_plan") or {}
+        if plan.get("budget_bytes"):  # planned against a device budget: how it trained
+            head += (f", {plan['seeds_per_program']} seed(s) per program, "
+                     f"remat {'on' if plan['remat'] else 'off'}")
     else:
         head = f"[{k}/{total}] done {name}"
     return f"{head}  ({status})"
+
+
+def plan_line(name: str, plan: Any) -> str:
+    """A cell's memory plan (`algspec.nn.memory.MemoryPlan`) in one line, e.g.
+    `plan bubble_sort/mpnn h128: 3 seeds: 1 per program (3 programs), remat on, 9.8 GB
+    of 15.5 GB`."""
+    return f"plan {name}: {plan.describe()}"

@@ -37,20 +37,22 @@ from algspec.source_file import is_algorithm_file_name
 from algspec.training.grid import GridError, RunSpec
 from algspec.training.grid_progress import GridProgress, outcome_line
 from algspec.training.runs import RESULT, is_finished, read_result
-from algspec.training.worker import EXIT_RUN_FAILED
+from algspec.training.worker import EXIT_RUN_BUSY, EXIT_RUN_FAILED
 
 Log = Callable[[str], None]
 
 
 @dataclass
 class Outcome:
-    """What became of one run: done, or failed with a reason (and whether its worker died)."""
+    """What became of one run: done, or failed with a reason (and whether its worker died),
+    or skipped because another process holds its folder (`busy`)."""
 
     run: RunSpec
     ok: bool
     error: str = ""
     died: bool = False
     attempts: int = 1
+    busy: bool = False
 
 
 def memory_env(side_by_side: int) -> dict[str, str]:
@@ -97,9 +99,12 @@ def run_local(
     *,
     retries: int = 1,
     worker_cmd: list[str] | None = None,
+    checkpoint_every: int | None = None,
 ) -> list[Outcome]:
-    """Run `todo` in at most `jobs` worker processes at a time (see `algspec.training.worker`)."""
-    cmd = worker_cmd or [sys.executable, "-m", "algspec.training.worker"]
+    """Run `todo` in at most `jobs` worker processes at a time (see `algspec.training.worker`);
+    a run whose folder another process holds is skipped (`Outcome.busy`), not retried."""
+    cmd = [*(worker_cmd or [sys.executable, "-m", "algspec.training.worker"]),
+           *([] if checkpoint_every is None else ["--checkpoint-every", str(checkpoint_every)])]
     env = {**os.environ, **memory_env(jobs)}
     live: set[subprocess.Popen] = set()
     lock = threading.Lock()
@@ -136,6 +141,10 @@ def run_local(
                     done[run.dir] = Outcome(run, True, attempts=attempt)
             if len(done) == len(unit):
                 break
+            if code == EXIT_RUN_BUSY:  # another process trains them: not twice
+                why = _log_tail(logfile, 1).removeprefix("busy: ") or "held by another process"
+                return [done.get(r.dir) or Outcome(r, False, why, attempts=attempt, busy=True)
+                        for r in unit]
             if code == EXIT_RUN_FAILED:
                 why = _log_tail(logfile, 1) or "training raised"
                 return [done.get(r.dir) or Outcome(r, False, why, attempts=attempt)
@@ -174,6 +183,9 @@ def run_local(
 def _log_outcome(o: Outcome, k: int, total: int, log: Log, status: str) -> None:
     """One line per run that ended: its named scores or why it failed, and the grid's
     progress (`status`: done, running, failed, ETA)."""
+    if o.busy:
+        log(f"[{k}/{total}] skipped {o.run.dir.name}: {o.error}")
+        return
     log(outcome_line(k, total, o.run.dir.name, read_result(o.run.dir) if o.ok else None,
                      None if o.ok else o.error, status))
 
@@ -303,16 +315,13 @@ def write_run_files(run_dir: Path, files: dict[str, bytes]) -> None:
     """Write a finished run's files, `result.json` last and atomically."""
     if RESULT not in files:
         raise ValueError(f"{run_dir.name}: the worker returned no {RESULT}")
-    run_dir.mkdir(parents=True, exist_ok=True)
+    from algspec.output_files import atomic_file
+
     for name in sorted(files, key=lambda n: n == RESULT):
-        path = run_dir / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        with open(tmp, "wb") as f:
+        with atomic_file(run_dir / name, "wb") as f:  # recognisable temporary, umask mode
             f.write(files[name])
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
 
 
 def run_ray(

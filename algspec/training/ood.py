@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from algspec import output_files
 from algspec.training.config import TrainConfig
 from algspec.training.data import batches, derive_seed
 from algspec.training.metrics import SCORE_NAMES, score_text
@@ -93,6 +94,41 @@ def peak_memory_gb() -> float:
     return peak / (2**30 if sys.platform == "darwin" else 2**20)
 
 
+def reset_peak_rss() -> bool:
+    """Start a new resident-memory peak (Linux: `5` in /proc/self/clear_refs resets
+    VmHWM to the current size), so that the next `peak_rss_gb` is one cell's own peak and
+    not that of a larger cell before it. False where the peak cannot be reset."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        return False
+    return peak_rss_gb() is not None
+
+
+def _host_peak(resettable: bool) -> dict[str, Any]:
+    """The cell's peak resident memory (`scope` "cell": since `reset_peak_rss` at its
+    start), or where the peak cannot be reset the process's peak so far ("process")."""
+    cell_peak = peak_rss_gb() if resettable else None
+    if cell_peak is not None:
+        return {"peak_host_memory_gb": round(cell_peak, 3), "peak_host_memory_scope": "cell"}
+    return {"peak_host_memory_gb": round(peak_memory_gb(), 3),
+            "peak_host_memory_scope": "process"}
+
+
+def peak_rss_gb() -> float | None:
+    """The resident-memory peak since the last `reset_peak_rss` (VmHWM), in GB; None
+    where /proc does not report it."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 2**20  # kB
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 def device_peak_gb() -> float | None:
     """The accelerator's peak memory in use, in GB, where JAX reports it (not on CPU)."""
     import jax
@@ -142,6 +178,7 @@ def test_cell(run_dir: Path, ckpt: dict[str, Any], config: TrainConfig, cell: Ce
         source_for_run,
     )
 
+    resettable = reset_peak_rss()
     t0 = time.perf_counter()
     key = _test_set_key(config, ckpt.get("source_path"), cell)
     if shared is not None and key in shared:
@@ -170,7 +207,7 @@ def test_cell(run_dir: Path, ckpt: dict[str, Any], config: TrainConfig, cell: Ce
         "sample_seconds": round(sampled, 3),
         "test_seconds": round(time.perf_counter() - t1, 3),
         "batch_size": batch_size,
-        "peak_host_memory_gb": round(peak_memory_gb(), 3),
+        **_host_peak(resettable),
         "peak_device_memory_gb": device_peak_gb(),
     }
 
@@ -188,7 +225,7 @@ def run_sweep(
     Returns the summary written to `OUT/ood.json`; `log` gets one line per cell.
     A Ctrl-C stops after the cell in flight (finished cells are kept). `shared`
     holds test sets for the next sweep of the same file (see `test_cell`)."""
-    from algspec.training.trainer import device_description, load_checkpoint
+    from algspec.training.trainer import load_checkpoint
 
     run_dir = Path(run_dir)
     ckpt = load_checkpoint(run_dir)
@@ -199,7 +236,21 @@ def run_sweep(
     sizes = list(dict.fromkeys(int(s) for s in sizes))
     check_families(config, ckpt.get("source_path"), families)
     out = Path(out) if out is not None else run_dir / "ood"
-    (out / CELLS).mkdir(parents=True, exist_ok=True)
+    output_files.check_target(out, "dir", allow_nonempty_dir=True)
+    with output_files.claim(out, inside=True):  # one sweep at a time writes into `out`
+        return _sweep_cells(run_dir, ckpt, config, families, sizes, samples, batch_size, out,
+                            progress, log, on_interrupt, shared)
+
+
+def _sweep_cells(run_dir: Path, ckpt: dict[str, Any], config: TrainConfig,
+                 families: list[str], sizes: list[int], samples: int, batch_size: int,
+                 out: Path, progress: bool, log: Callable[[str], None] | None,
+                 on_interrupt: Callable[[], str] | None,
+                 shared: dict[tuple, tuple] | None) -> dict[str, Any]:
+    """`run_sweep`'s cells, summary, table and plot, written into `out` (held)."""
+    from algspec.training.trainer import device_description
+
+    output_files.make_parents(out / CELLS / "x")
     say = log or (lambda line: print(line, file=sys.stderr, flush=True))
     cells = [Cell(f, n, samples) for f in families for n in sizes]
     todo = [c for c in cells if not (out / CELLS / c.file_name).is_file()]
@@ -207,17 +258,15 @@ def run_sweep(
         say(f"{len(cells) - len(todo)} of {len(cells)} cells already tested in {out}; "
             f"testing the other {len(todo)}")
     guard = DeferredInterrupt("this batch", on_force=on_interrupt)
-    from algspec.training.trainer import write_json_atomic
-
     for i, cell in enumerate(todo, 1):
         say(f"[{i}/{len(todo)}] {cell.family} n={cell.size}: sampling {cell.samples} "
             "test samples")
         rec = test_cell(run_dir, ckpt, config, cell, batch_size, progress=progress, guard=guard,
                         shared=shared)
-        write_json_atomic(out / CELLS / cell.file_name, rec)
+        _write_json(out / CELLS / cell.file_name, rec)
         say(f"[{i}/{len(todo)}] {cell.family} n={cell.size}: {score_text(rec)} (sampled in "
-            f"{rec['sample_seconds']:.1f} s, tested in {rec['test_seconds']:.1f} s, peak host "
-            f"memory {rec['peak_host_memory_gb']:.2f} GB)")
+            f"{rec['sample_seconds']:.1f} s, tested in {rec['test_seconds']:.1f} s, "
+            + _memory_text(rec) + ")")
     records = [json.loads((out / CELLS / c.file_name).read_text()) for c in cells]
     summary = {
         "run": str(run_dir), "algorithm": ckpt["algorithm"], "backend": config.backend,
@@ -226,8 +275,8 @@ def run_sweep(
         "families": families, "sizes": sizes, "samples": samples,
         "device": device_description(), "cells": records,
     }
-    write_json_atomic(out / "ood.json", summary)
-    _write_text_atomic(out / "ood.md", markdown_table(summary))
+    _write_json(out / "ood.json", summary)
+    output_files.write_text(out / "ood.md", markdown_table(summary))
     plot_ood({f: [(r["size"], cell_value(r)) for r in records if r["family"] == f]
               for f in families}, metric_name(summary),
              f"{summary['algorithm']} / {config.processor} h{config.hidden}, trained at "
@@ -235,10 +284,9 @@ def run_sweep(
     return summary
 
 
-def _write_text_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
+def _write_json(path: Path, obj: Any) -> None:
+    """JSON in the run files' layout (indented, keys in order), whole or not at all."""
+    output_files.write_text(path, json.dumps(obj, indent=2) + "\n")
 
 
 def metric_name(summary: dict[str, Any]) -> str:
@@ -268,10 +316,25 @@ def markdown_table(summary: dict[str, Any]) -> str:
                      + " |")
     cost = ["", "| family | n | mean edges | sampling s | testing s | peak host GB |",
             "|---|---:|---:|---:|---:|---:|"]
+    whole = False
     for f in families:
         for n in sizes:
             r = by[f, n]
             edges = "-" if r.get("mean_edges") is None else f"{r['mean_edges']:.0f}"
+            mark = "" if r.get("peak_host_memory_scope") == "cell" else " *"
+            whole = whole or bool(mark)
             cost.append(f"| {f} | {n} | {edges} | {r['sample_seconds']:.1f} | "
-                        f"{r['test_seconds']:.1f} | {r['peak_host_memory_gb']:.2f} |")
+                        f"{r['test_seconds']:.1f} | {r['peak_host_memory_gb']:.2f}{mark} |")
+    cost += ["", ("Peak host GB: the process's peak resident memory while the cell was "
+                  "sampled and tested (what it held before the cell included).")]
+    if whole:
+        cost.append("\\* the process's peak over the whole sweep so far (this system cannot "
+                    "start a new peak per cell), so it may be a larger cell's.")
     return head + "\n".join(lines + cost) + "\n"
+
+
+def _memory_text(rec: dict[str, Any]) -> str:
+    """A cell's host memory for its log line: its own peak where measured."""
+    if rec.get("peak_host_memory_scope") == "cell":
+        return f"peak host memory {rec['peak_host_memory_gb']:.2f} GB"
+    return f"process peak host memory so far {rec['peak_host_memory_gb']:.2f} GB"

@@ -71,9 +71,7 @@ def plot_run(metrics_path: str | Path, png: str | Path, title: str = "") -> None
     lines = ax.get_lines() + ax2.get_lines()
     ax.legend(lines, [ln.get_label() for ln in lines], loc="center right", fontsize=8)
     ax.set_title(title, fontsize=9)
-    fig.tight_layout()
-    fig.savefig(png, dpi=120)
-    plt.close(fig)
+    _save_whole(plt, fig, png)
 
 
 def plot_time_ratio(
@@ -97,9 +95,7 @@ def plot_time_ratio(
     ax.set_ylabel("time per step, sequential / parallel")
     ax.legend(fontsize=8)
     ax.set_title(title, fontsize=9)
-    fig.tight_layout()
-    fig.savefig(png, dpi=120)
-    plt.close(fig)
+    _save_whole(plt, fig, png)
 
 
 def plot_task_curves(
@@ -147,9 +143,7 @@ def plot_task_curves(
         lines = ax.get_lines() + ax2.get_lines()
         ax.legend(lines, [ln.get_label() for ln in lines], fontsize=6, loc="center right")
     fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    fig.savefig(png, dpi=120)
-    plt.close(fig)
+    _save_whole(plt, fig, png)
 
 
 def plot_ood(series: Mapping[str, Sequence[tuple[int, float]]], ylabel: str, title: str,
@@ -207,9 +201,12 @@ def _size_axis(ax: Any, sizes: Sequence[int]) -> None:
 
 def _save_whole(plt: Any, fig: Any, png: str | Path) -> None:
     """Write the figure beside `png`, then move it into place: never half a file."""
+    from algspec.output_files import atomic_path
+
     fig.tight_layout()
     png = Path(png)
-    tmp = png.with_name(png.stem + ".tmp.png")
-    fig.savefig(tmp, dpi=120)
-    plt.close(fig)
-    tmp.replace(png)
+    try:
+        with atomic_path(png) as tmp:
+            fig.savefig(tmp, dpi=120, format=png.suffix[1:].lower() or "png")
+    finally:
+        plt.close(fig)

@@ -12,17 +12,14 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import signal
-import sys
-import threading
-from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
+from algspec.interrupts import DeferredInterrupt  # noqa: F401 - re-exported
+
 RESULT = "result.json"
-CHECKPOINT = "checkpoint.pkl"
+CHECKPOINT = "checkpoint.pkl"  # the best parameters of a finished run (`algspec eval`)
+RESUME = "resume.pkl"  # an unfinished run's training state (`algspec.training.resume`)
 CONFIG = "config.json"
 
 
@@ -30,12 +27,17 @@ class RunExistsError(ValueError):
     """A start-up found a finished run where it would write (it is never deleted silently)."""
 
 
-class TrainingInterrupted(KeyboardInterrupt):
-    """Ctrl-C during training: where it stopped, so the caller can say how to start again."""
+class RunConfigMismatch(ValueError):
+    """A start-up found another configuration's run where it would write."""
 
-    def __init__(self, out: Path, step: int, total: int) -> None:
+
+class TrainingInterrupted(KeyboardInterrupt):
+    """Ctrl-C during training: where it stopped and where it resumes (`resume_at`, the
+    step of the folder's last checkpoint; 0: from the beginning)."""
+
+    def __init__(self, out: Path, step: int, total: int, resume_at: int = 0) -> None:
         super().__init__(f"interrupted at step {step} of {total}")
-        self.out, self.step, self.total = out, step, total
+        self.out, self.step, self.total, self.resume_at = out, step, total, resume_at
 
     @property
     def where(self) -> str:
@@ -43,6 +45,15 @@ class TrainingInterrupted(KeyboardInterrupt):
         if self.step >= self.total:
             return f"while testing, after all {self.total} steps"
         return f"after step {self.step} of {self.total}"
+
+
+def resumes_at(run_dir: str | Path) -> str:
+    """Where an unfinished run starts again, in words: `resumes at step 150`, or
+    `starts again from step 0` (no checkpoint yet)."""
+    from algspec.training.resume import resume_step
+
+    step = resume_step(run_dir)
+    return f"resumes at step {step}" if step else "starts again from step 0"
 
 
 def read_result(run_dir: str | Path) -> dict[str, Any] | None:
@@ -58,6 +69,26 @@ def read_result(run_dir: str | Path) -> dict[str, Any] | None:
         if not (isinstance(part, dict) and isinstance(part.get("score"), int | float)):
             return None
     return res
+
+
+def config_differences(config: Any, run_dir: str | Path) -> list[str] | None:
+    """The options in which `run_dir/config.json` differs from the `TrainConfig` `config`
+    (["config.json"] when it cannot be read as one), or None: no config there, or the same."""
+    from algspec.training.config import TrainConfig
+
+    try:
+        saved = json.loads((Path(run_dir) / CONFIG).read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return [CONFIG]
+    try:
+        saved = TrainConfig.from_dict(saved).to_dict()
+    except (TypeError, ValueError):
+        return [CONFIG]
+    mine = config.to_dict()
+    differ = sorted(k for k in set(saved) | set(mine) if saved.get(k) != mine.get(k))
+    return differ or None
 
 
 def is_finished(run_dir: str | Path) -> bool:
@@ -80,12 +111,13 @@ def describe_unfinished(run_dir: str | Path) -> str:
                 steps = int(json.loads(lines[-1])["step"]) + 1
         done = f" (validated up to step {steps})" if steps else ""
         return (f"{d} is an unfinished run{done}: its training was interrupted or is still "
-                f"running, so it has no {CHECKPOINT} or {RESULT} yet; {finish_hint(d)}")
+                f"running, so it has no {CHECKPOINT} or {RESULT} yet ({resumes_at(d)}); "
+                f"{finish_hint(d)}")
     return f"{d} is not a run folder (no {CONFIG})"
 
 
 def finish_hint(run_dir: str | Path) -> str:
-    """How to finish (restart) an unfinished run, from its saved config.json."""
+    """How to finish (resume) an unfinished run, from its saved config.json."""
     from algspec.training.config import TrainConfig, train_command_line
 
     d = Path(run_dir)
@@ -100,54 +132,3 @@ def finish_hint(run_dir: str | Path) -> str:
     if command is None:
         return "train it again with the options in its config.json"
     return f"to finish it, run `{command}`"
-
-
-class DeferredInterrupt:
-    """Hold back Ctrl-C while compiled code runs, and raise it at a safe point.
-
-    A KeyboardInterrupt raised inside JAX while XLA compiles or runs a program
-    can crash the process (a segfault, exit 139) instead of stopping it. Inside
-    `hold()`, SIGINT only records that it came (and says once that the run
-    stops after the current step); `check()` raises the KeyboardInterrupt once
-    the jitted call has returned. A second Ctrl-C while held stops the process at
-    once (exit 130) after printing `on_force()`, the line saying what is left
-    and how to resume: compiling can take minutes, and nothing half-written
-    is lost (result files are written atomically). Outside the main thread
-    (signals cannot be caught there) both are no-ops.
-    """
-
-    def __init__(self, what: str = "the current step",
-                 on_force: Callable[[], str] | None = None) -> None:
-        self.pending = False
-        self.what = what
-        self.on_force = on_force
-
-    def _handler(self, signum: int, frame: FrameType | None) -> None:
-        if self.pending:  # the second Ctrl-C: the user will not wait for the compiler
-            note = self.on_force() if self.on_force else (
-                f"stopped at once, during {self.what}; what it was writing is left unfinished "
-                "(finished results are kept): run the same command again to resume or restart")
-            print(f"\ninterrupted: {note}", file=sys.stderr, flush=True)
-            os._exit(130)
-        print(f"\ninterrupt: stopping after {self.what} (compiled code is running; "
-              "Ctrl-C again stops at once)", file=sys.stderr, flush=True)
-        self.pending = True
-
-    @contextlib.contextmanager
-    def hold(self) -> Iterator[None]:
-        """Defer SIGINT for the duration of the block, then raise it if it came."""
-        if threading.current_thread() is not threading.main_thread():
-            yield
-            return
-        previous = signal.signal(signal.SIGINT, self._handler)
-        try:
-            yield
-        finally:
-            signal.signal(signal.SIGINT, previous)
-        self.check()
-
-    def check(self) -> None:
-        """Raise the deferred KeyboardInterrupt, if one came."""
-        if self.pending:
-            self.pending = False
-            raise KeyboardInterrupt

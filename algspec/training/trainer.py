@@ -12,6 +12,9 @@ A run folder holds:
 - ``curves.png``    loss and validation score over steps;
 - ``checkpoint.pkl`` best-by-validation parameters (numpy) + config + spec,
   which `evaluate_run` re-tests at any size;
+- ``resume.pkl``    while the run is unfinished: its whole training state, saved
+  every `checkpoint_every` steps (`algspec.training.resume`); starting the same
+  run again continues from it, and it is removed when the run finishes;
 - ``result.json``   written last and atomically: a run folder with it is done,
   and no later start-up deletes it unless asked to (``overwrite``).
 
@@ -20,7 +23,8 @@ a micro-F1 or a negated MSE, ``per_output_metric`` what each output's figure
 is (see `algspec.training.metrics`). Progress (data generation, compiling,
 steps, evaluation) goes to stderr when ``progress`` is on. Ctrl-C is held
 back while compiled code runs and raised between steps, as
-`TrainingInterrupted`, which says where the run stopped.
+`TrainingInterrupted`, which says where the run stopped and resumes. A run
+folder is held by one process at a time (`algspec.output_files.claim`).
 
 The training loop follows the protocol of CLRS's `examples/run.py` (one
 sampler per training size, sizes cycled step by step, full trajectories, no
@@ -46,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from algspec.diagnostics import RuntimeFault
+from algspec.training import resume
 from algspec.training.backends import get_backend
 from algspec.training.compile_clock import CompileClock
 from algspec.training.config import TrainConfig
@@ -62,10 +67,13 @@ from algspec.training.data import (
 from algspec.training.metrics import Tally, score_text, selection_key
 from algspec.training.runs import (
     CHECKPOINT,
+    CONFIG,
     RESULT,
     DeferredInterrupt,
+    RunConfigMismatch,
     RunExistsError,
     TrainingInterrupted,
+    config_differences,
     describe_unfinished,
     read_result,
 )
@@ -83,13 +91,13 @@ class UnfinishedRunError(FileNotFoundError):
 
 def write_json_atomic(path: Path, obj: Any) -> None:
     """Write JSON so that a reader (or a killed process) never sees half a file."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w") as f:
+    from algspec.output_files import atomic_file
+
+    with atomic_file(path, "w") as f:
         json.dump(obj, f, indent=2, sort_keys=False)
         f.write("\n")
         f.flush()
         os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def device_description() -> str:
@@ -121,11 +129,14 @@ def _note(progress: bool, message: str) -> None:
 
 def evaluate(model: Any, feedback: Any, batch_size: int, seed: int, *,
              progress: bool = False, desc: str = "evaluating",
-             interrupt: DeferredInterrupt | None = None) -> dict[str, Any]:
+             interrupt: DeferredInterrupt | None = None,
+             stop_between_batches: bool = True) -> dict[str, Any]:
     """The scores of the model's outputs on a whole fixed dataset (see `metrics.Tally`).
 
     `progress` shows a bar over the batches (a large test set takes minutes);
-    `interrupt` holds Ctrl-C back while `predict` compiles and runs."""
+    `interrupt` holds Ctrl-C back while `predict` compiles and runs, and raises it
+    between batches unless `stop_between_batches` is off (validation: the training
+    loop stops after its step, where its state is whole)."""
     import jax
     from tqdm import tqdm
 
@@ -133,12 +144,15 @@ def evaluate(model: Any, feedback: Any, batch_size: int, seed: int, *,
     tally = Tally()
     guard = interrupt or DeferredInterrupt("this batch")
     total = -(-int(np.shape(feedback.features.lengths)[0]) // batch_size)
-    for batch in tqdm(batches(feedback, batch_size), total=total, desc=desc, unit="batch",
-                      disable=not progress, leave=False, dynamic_ncols=True, file=sys.stderr):
-        with guard.hold():
-            preds, _ = model.predict(key, batch.features)
-            preds = jax.device_get(preds)
-        tally.add(batch.outputs, preds)
+    with tqdm(batches(feedback, batch_size), total=total, desc=desc, unit="batch",
+              disable=not progress, leave=False, dynamic_ncols=True, file=sys.stderr) as bar:
+        for batch in bar:
+            with guard.hold():
+                preds, _ = model.predict(key, batch.features)
+                preds = jax.device_get(preds)
+            tally.add(batch.outputs, preds)
+            if stop_between_batches:
+                guard.check()
     return tally.summary()
 
 
@@ -193,34 +207,80 @@ def _clear_for_start(out: Path, overwrite: bool) -> None:
         (out / stale).unlink(missing_ok=True)
 
 
+def _check_start(config: TrainConfig, out: Path, overwrite: bool) -> None:
+    """A finished run, or another configuration's run, in `out` is refused unless
+    `overwrite`; before anything is computed."""
+    if overwrite:
+        return
+    if read_result(out) is not None:
+        _clear_for_start(out, overwrite=False)  # raises RunExistsError
+    differ = config_differences(config, out)
+    if differ:
+        raise RunConfigMismatch(
+            f"{out} holds a run of other options ({', '.join(differ)} differ); use another "
+            "output folder, delete that one, or overwrite it explicitly")
+
+
+@contextlib.contextmanager
+def _holding(outs: list[Path]) -> Iterator[None]:
+    """Hold every run folder for this process (`OutputBusy` if another one holds one);
+    a folder this start created and left empty (a source that failed) is removed."""
+    from algspec.output_files import acquire
+
+    created = [out for out in outs if not out.exists()]
+    claims = []
+    try:
+        for out in outs:
+            claims.append(acquire(out, inside=True))
+        yield
+    finally:
+        for c in claims:
+            c.release()
+        for out in created:
+            with contextlib.suppress(OSError):
+                out.rmdir()  # only if empty
+
+
 def train(config: TrainConfig, out_dir: str | Path, *, progress: bool = True,
           overwrite: bool = False,
-          on_interrupt: Callable[[TrainingInterrupted], str] | None = None) -> dict[str, Any]:
+          on_interrupt: Callable[[TrainingInterrupted], str] | None = None,
+          checkpoint_every: int | None = None, log_lines: bool = False) -> dict[str, Any]:
     """Train, keep the best-by-validation parameters, test them; write the run folder.
 
-    A folder that already holds a finished run raises `RunExistsError` unless
-    `overwrite`. Ctrl-C raises `TrainingInterrupted` (a KeyboardInterrupt)
-    after the step in flight; the folder is then left unfinished (no
-    result.json), and starting the run again trains it from the beginning.
-    A second Ctrl-C while compiled code runs stops the process at once, after
+    A folder that already holds a finished run raises `RunExistsError`, and one
+    holding another configuration's run `RunConfigMismatch`, unless `overwrite`;
+    one another process holds raises `OutputBusy`. The whole training state is
+    saved every `checkpoint_every` steps (default: at every validation; 0: never)
+    and when Ctrl-C stops the run; starting the same run again resumes from it
+    (`resumed from step K` on stderr, `resumed_from` in result.json) and ends
+    with the result an uninterrupted run gets. Ctrl-C raises
+    `TrainingInterrupted` (a KeyboardInterrupt) after the step in flight. A
+    second Ctrl-C while compiled code runs stops the process at once, after
     printing `on_interrupt(...)` (what is left, how to resume). Ctrl-C before
     the run folder is written (loading, data generation) is a plain
     KeyboardInterrupt: nothing was written.
+
+    `log_lines` prints one plain line per validation on stderr (for a log file or a
+    pipe, where the progress bar is off and a long run would otherwise say nothing).
     """
     return train_seeds([config], [out_dir], progress=progress, overwrite=overwrite,
-                       on_interrupt=on_interrupt)[0]
+                       on_interrupt=on_interrupt, checkpoint_every=checkpoint_every,
+                       log_lines=log_lines)[0]
 
 
 def train_seeds(configs: list[TrainConfig], out_dirs: list[str | Path], *,
                 progress: bool = True, overwrite: bool = False,
-                on_interrupt: Callable[[TrainingInterrupted], str] | None = None
+                on_interrupt: Callable[[TrainingInterrupted], str] | None = None,
+                checkpoint_every: int | None = None, log_lines: bool = False
                 ) -> list[dict[str, Any]]:
     """Train runs that differ only in their seed as one program: one run folder each.
 
     With the `algspec` backend, several configs train as one vmapped program
     (`algspec.nn.stack.SeedStack`): each seed keeps its own parameters, data and
     validation, and gets what training it alone gives (within float rounding).
-    One config is `train`. See `train` for folders, overwriting and Ctrl-C.
+    Seeds whose folders would resume at different steps train as separate
+    programs, each group from its own step. One config is `train`. See `train`
+    for folders, overwriting, checkpoints and Ctrl-C.
     """
     if not configs or len(configs) != len(out_dirs):
         raise ValueError("train_seeds needs one output folder per config")
@@ -232,39 +292,78 @@ def train_seeds(configs: list[TrainConfig], out_dirs: list[str | Path], *,
     if len(configs) > 1 and configs[0].backend != "algspec":
         raise ValueError("seeds train as one program only with backend algspec")
     outs = [Path(o) for o in out_dirs]
-    for out in outs:
-        if not overwrite and read_result(out) is not None:  # before data generation
-            _clear_for_start(out, overwrite)
+    starts = [None if overwrite else resume.resume_step(out, c.digest())
+              for c, out in zip(configs, outs, strict=True)]
+    if len(set(starts)) > 1:  # one program steps every seed together: group by start
+        groups: dict[int | None, list[int]] = {}
+        for k, start in enumerate(starts):
+            groups.setdefault(start, []).append(k)
+        results: dict[int, dict[str, Any]] = {}
+        for ks in groups.values():
+            for k, res in zip(ks, train_seeds(
+                    [configs[k] for k in ks], [outs[k] for k in ks], progress=progress,
+                    overwrite=overwrite, on_interrupt=on_interrupt,
+                    checkpoint_every=checkpoint_every, log_lines=log_lines), strict=True):
+                results[k] = res
+        return [results[k] for k in range(len(configs))]
+    every = configs[0].eval_every if checkpoint_every is None else int(checkpoint_every)
+    with _holding(outs):
+        for c, out in zip(configs, outs, strict=True):  # before data generation
+            _check_start(c, out, overwrite)
+        return _train_held(configs, outs, progress, overwrite, on_interrupt, every, log_lines)
+
+
+def _train_held(configs: list[TrainConfig], outs: list[Path], progress: bool, overwrite: bool,
+                on_interrupt: Callable[[TrainingInterrupted], str] | None, every: int,
+                log_lines: bool = False) -> list[dict[str, Any]]:
+    """`train_seeds` once its folders are held: data, model, resume, loop, results."""
     _note(progress, "loading JAX" + (", TensorFlow and dm-clrs"
                                       if configs[0].backend == "clrs" else ""))
     lanes = [_prepare_lane(c, out, progress) for c, out in zip(configs, outs, strict=True)]
+    saved = [None if overwrite else resume.load(lane.out, lane.config.digest())
+             for lane in lanes]
+    if any(s is None for s in saved) or len({s[0] for s in saved if s}) > 1:
+        saved = [None] * len(lanes)  # start every lane from the beginning
     for lane in lanes:
         lane.out.mkdir(parents=True, exist_ok=True)
         _clear_for_start(lane.out, overwrite)
-        write_json_atomic(lane.out / "config.json", lane.config.to_dict())
+        if saved[0] is None:
+            resume.remove(lane.out)
+        write_json_atomic(lane.out / CONFIG, lane.config.to_dict())
 
     config = configs[0]
-    state = _LoopState()
+    state = _LoopState(checkpoint_every=every)
     guard = DeferredInterrupt("the current step", on_force=None if on_interrupt is None else (
-        lambda: on_interrupt(TrainingInterrupted(outs[0], state.steps_done, config.steps))))
+        lambda: on_interrupt(TrainingInterrupted(outs[0], state.steps_done, config.steps,
+                                                 state.resume_at))))
     try:
-        with CompileClock() as clock:
-            with guard.hold():
-                _note(progress, f"compiling: model initialisation ({config.processor}, "
-                      f"hidden {config.hidden})")
-                trainer = _build(lanes)
-            return _train_loop(lanes, trainer, guard, state, progress, clock)
+        with CompileClock() as clock, guard.hold():
+            _note(progress, f"compiling: model initialisation ({config.processor}, "
+                  f"hidden {config.hidden})")
+            trainer = _build(lanes)
+            if saved[0] is not None:
+                _resume(lanes, trainer, [s[1] for s in saved], saved[0][0], state)
+            _note_plan(trainer, lanes)
+            return _train_loop(lanes, trainer, guard, state, progress, clock, log_lines)
     except TrainingInterrupted:
         raise
     except KeyboardInterrupt:
-        raise TrainingInterrupted(outs[0], state.steps_done, config.steps) from None
+        raise TrainingInterrupted(outs[0], state.steps_done, config.steps,
+                                  state.resume_at) from None
 
 
 @dataclass
 class _LoopState:
-    """How far the loop got (read when Ctrl-C stops it)."""
+    """How far the loop got (read when Ctrl-C stops it), where it resumes (the step of
+    the last checkpoint written), and the timing carried over a resume."""
 
     steps_done: int = 0
+    resume_at: int = 0
+    checkpoint_every: int = 0
+    start: int = 0
+    step_times: dict[int, list[float]] = field(default_factory=dict)
+    first_steps_seconds: float = 0.0
+    train_seconds: float = 0.0
 
 
 @dataclass
@@ -286,6 +385,8 @@ class _Lane:
     best_val: dict[str, Any] = field(default_factory=dict)
     last_val: dict[str, Any] | None = None
     last_loss: float = float("nan")
+    metric_lines: list[str] = field(default_factory=list)
+    resumed_from: list[int] = field(default_factory=list)
 
 
 def _prepare_lane(config: TrainConfig, out: Path, progress: bool) -> _Lane:
@@ -335,6 +436,51 @@ class _Trainer:
     def lane(self, k: int) -> Any:
         return self.stack.lane(k) if self.stack is not None else self.models[k]
 
+    def _holder(self) -> Any:
+        """What holds `params` and `opt_state` (dm-clrs's adapter wraps its model)."""
+        if self.stack is not None:
+            return self.stack
+        return getattr(self.models[0], "baseline", self.models[0])
+
+    def training_state(self, k: int) -> tuple[Any, Any]:
+        """Lane k's (parameters, optimiser state), on the host."""
+        import jax
+
+        holder = self._holder()
+        params, opt_state = holder.params, holder.opt_state
+        if self.stack is not None:
+            params, opt_state = jax.tree_util.tree_map(lambda x: x[k], (params, opt_state))
+        return resume.host(params), resume.host(opt_state)
+
+    def set_training_state(self, states: list[tuple[Any, Any]]) -> None:
+        """Every lane's (parameters, optimiser state), as `training_state` gave them."""
+        import jax
+        import jax.numpy as jnp
+
+        holder = self._holder()
+        if self.stack is None:
+            holder.params, holder.opt_state = jax.tree_util.tree_map(jnp.asarray, states[0])
+            return
+        holder.params, holder.opt_state = jax.tree_util.tree_map(
+            lambda *xs: jnp.stack(xs), *states)
+
+    @property
+    def memory_plan(self) -> Any:
+        """The device memory plan (`algspec.nn.memory.MemoryPlan`), None if not planned."""
+        return getattr(self.stack if self.stack is not None else self.models[0],
+                       "memory_plan", None)
+
+
+def _note_plan(trainer: _Trainer, lanes: list[_Lane]) -> None:
+    """The memory plan's line on stderr (a grid's log, a worker's log) when it was planned
+    against a device budget."""
+    from algspec.training.grid_progress import plan_line
+
+    plan, config = trainer.memory_plan, lanes[0].config
+    if plan is not None and plan.budget is not None:
+        name = f"{lanes[0].source.name}/{config.processor} h{config.hidden}"
+        print(plan_line(name, plan), file=sys.stderr, flush=True)
+
 
 def _build(lanes: list[_Lane]) -> _Trainer:
     """One model per lane, or one stacked program for several seeds (algspec backend)."""
@@ -352,29 +498,38 @@ def _build(lanes: list[_Lane]) -> _Trainer:
 
 
 def _train_loop(lanes: list[_Lane], trainer: _Trainer, guard: DeferredInterrupt,
-                state: _LoopState, progress: bool, clock: CompileClock
-                ) -> list[dict[str, Any]]:
-    """The training steps, validation, test and the run folders' files."""
+                state: _LoopState, progress: bool, clock: CompileClock,
+                log_lines: bool = False) -> list[dict[str, Any]]:
+    """The training steps, validation, test and the run folders' files (`log_lines`: a
+    line per validation on stderr, see `train`)."""
     import jax
     from tqdm import tqdm
 
     config = lanes[0].config
     sizes = list(config.train_sizes)
     for lane in lanes:
-        lane.key = jax.random.PRNGKey(lane.config.seed)
-    step_times: dict[int, list[float]] = {n: [] for n in sizes}
-    first_steps_seconds = 0.0
+        if lane.key is None:
+            lane.key = jax.random.PRNGKey(lane.config.seed)
+    step_times: dict[int, list[float]] = {n: list(state.step_times.get(n, [])) for n in sizes}
+    state.step_times = step_times
+    first_steps_seconds = state.first_steps_seconds
     seen_sizes: set[int] = set()
     seeds = ",".join(str(lane.config.seed) for lane in lanes)
     desc = f"{lanes[0].source.name}/{config.processor}" + \
         (f" seeds {seeds}" if len(lanes) > 1 else "")
-    bar = tqdm(total=config.steps, desc=desc, disable=not progress, dynamic_ncols=True,
-               leave=True, file=sys.stderr)
-    t_start = time.perf_counter()
+    bar = tqdm(total=config.steps, initial=state.start, desc=desc, disable=not progress,
+               dynamic_ncols=True, leave=False, file=sys.stderr)  # kept once finished
+    guard.on_pending = lambda: bar.set_postfix_str(
+        "stopping after this step (Ctrl-C again stops at once)")
+    t_start = time.perf_counter() - state.train_seconds
     with contextlib.ExitStack() as files:
+        files.callback(bar.close)
         metrics = [files.enter_context(open(lane.out / "metrics.jsonl", "w"))
                    for lane in lanes]
-        for step in range(config.steps):
+        for lane, f in zip(lanes, metrics, strict=True):  # what was logged before a resume
+            f.write("".join(lane.metric_lines))
+            f.flush()
+        for step in range(state.start, config.steps):
             i = step % len(sizes)
             batch = [next(lane.streams[i]) for lane in lanes]
             subs = []
@@ -401,14 +556,26 @@ def _train_loop(lanes: list[_Lane], trainer: _Trainer, guard: DeferredInterrupt,
                     if progress and step == 0:
                         bar.set_postfix_str(f"compiling validation at n={config.val_size}")
                     _validate(lane, trainer.lane(k), step, metrics[k], guard, t_start)
+                    if log_lines:
+                        _validation_line(lane, desc if len(lanes) == 1 else
+                                         f"{desc.split(' seeds ')[0]} seed {lane.config.seed}",
+                                         step)
             state.steps_done = step + 1
             last = lanes[0]
-            bar.set_postfix(loss=f"{last.last_loss:.3f}",
-                            val=("-" if last.last_val is None
-                                 else score_text(last.last_val, 3)), refresh=False)
+            if not guard.pending:
+                bar.set_postfix(loss=f"{last.last_loss:.3f}",
+                                val=("-" if last.last_val is None
+                                     else score_text(last.last_val, 3)), refresh=False)
             bar.update(1)
+            state.first_steps_seconds = first_steps_seconds
+            state.train_seconds = time.perf_counter() - t_start
+            due = state.checkpoint_every > 0 and (  # the last too: testing can be long
+                step % state.checkpoint_every == 0 or step + 1 == config.steps)
+            if due or guard.pending:
+                _checkpoint(lanes, trainer, step + 1, state)
+            guard.check()  # a Ctrl-C stops here, with the state just saved
+        bar.leave = True
     train_seconds = time.perf_counter() - t_start
-    bar.close()
 
     steady = [t for n in sizes for t in step_times[n]]
     timing = {
@@ -419,7 +586,9 @@ def _train_loop(lanes: list[_Lane], trainer: _Trainer, guard: DeferredInterrupt,
                                      for n, ts in step_times.items()},
         "first_steps_seconds": first_steps_seconds,
         "seeds_in_program": len(lanes),
+        "memory_plan": None if trainer.memory_plan is None else trainer.memory_plan.to_dict(),
     }
+    state.resume_at = resume.resume_step(lanes[0].out) or 0  # a Ctrl-C while testing
     tests = [_test(lane, trainer.lane(k), guard, progress) for k, lane in enumerate(lanes)]
     # Every program the run compiled (initialisation, steps, validation, test); seeds in
     # one program share them, so each of their runs reports the program's total.
@@ -428,12 +597,25 @@ def _train_loop(lanes: list[_Lane], trainer: _Trainer, guard: DeferredInterrupt,
     return [_write(lane, test, timing) for lane, test in zip(lanes, tests, strict=True)]
 
 
+def _validation_line(lane: _Lane, desc: str, step: int) -> None:
+    """One plain line per validation (no carriage returns): step, loss, score, best."""
+    from algspec.training.metrics import score_text
+
+    c = lane.config
+    best = " (best)" if lane.best_step == step else ""
+    record = json.loads(lane.metric_lines[-1])  # what `_validate` just logged
+    print(f"{desc}: step {step + 1}/{c.steps}, loss {record['loss']:.4g}, val "
+          f"{score_text(lane.last_val)} at n={c.val_size}{best}, {record['elapsed']:.0f} s",
+          file=sys.stderr, flush=True)
+
+
 def _validate(lane: _Lane, model: Any, step: int, metrics: Any, guard: DeferredInterrupt,
               t_start: float) -> None:
     """Score the lane's model on its validation set; log it; keep the best parameters."""
     config = lane.config
     val = evaluate(model, lane.val_set, config.eval_batch_size,
-                   derive_seed(config.seed, "val", 0), interrupt=guard)
+                   derive_seed(config.seed, "val", 0), interrupt=guard,
+                   stop_between_batches=False)
     lane.last_val = val
     record = {
         "step": step,
@@ -446,7 +628,9 @@ def _validate(lane: _Lane, model: Any, step: int, metrics: Any, guard: DeferredI
         "val_per_output_metric": val["per_output_metric"],
         "elapsed": time.perf_counter() - t_start,
     }
-    metrics.write(json.dumps(record) + "\n")
+    line = json.dumps(record) + "\n"
+    lane.metric_lines.append(line)
+    metrics.write(line)
     metrics.flush()
     lane.losses_since_eval = []
     if selection_key(val) > lane.best_key:
@@ -510,6 +694,7 @@ def _write(lane: _Lane, tested: tuple[dict[str, Any], Any, float], timing: dict[
         "test_seconds": test_seconds,
         "final_loss": lane.last_loss,
         "best_step": lane.best_step,
+        "resumed_from": list(lane.resumed_from),
         "config_digest": config.digest(),
         "val": {**scores_of(lane.best_val), "size": config.val_size,
                 "samples": config.val_samples},
@@ -522,7 +707,55 @@ def _write(lane: _Lane, tested: tuple[dict[str, Any], Any, float], timing: dict[
     except Exception as exc:  # noqa: BLE001 - a missing figure must not lose a run
         result["plot_error"] = str(exc)
     write_json_atomic(out / RESULT, result)
+    resume.remove(out)  # a finished run carries no training state
     return result
+
+
+def _checkpoint(lanes: list[_Lane], trainer: _Trainer, steps_done: int,
+                state: _LoopState) -> None:
+    """Save every lane's whole training state after `steps_done` steps (resume.pkl)."""
+    for k, lane in enumerate(lanes):
+        params, opt_state = trainer.training_state(k)
+        resume.save(lane.out, lane.config.digest(), steps_done, {
+            "params": params, "opt_state": opt_state, "key": resume.host(lane.key),
+            "losses_since_eval": list(lane.losses_since_eval),
+            "best_key": lane.best_key, "best_params": lane.best_params,
+            "best_step": lane.best_step, "best_val": lane.best_val,
+            "last_val": lane.last_val, "last_loss": lane.last_loss,
+            "metric_lines": list(lane.metric_lines),
+            "resumed_from": list(lane.resumed_from),
+            "step_times": {n: list(ts) for n, ts in state.step_times.items()},
+            "first_steps_seconds": state.first_steps_seconds,
+            "train_seconds": state.train_seconds,
+        })
+    state.resume_at = steps_done
+
+
+def _resume(lanes: list[_Lane], trainer: _Trainer, saved: list[dict[str, Any]], start: int,
+            state: _LoopState) -> None:
+    """Set every lane back to its checkpoint after `start` steps; the data streams skip
+    the batches those steps drew, so the batches that follow are the same."""
+    import jax.numpy as jnp
+
+    trainer.set_training_state([(s["params"], s["opt_state"]) for s in saved])
+    sizes = list(lanes[0].config.train_sizes)
+    for lane, s in zip(lanes, saved, strict=True):
+        lane.key = jnp.asarray(s["key"])
+        lane.losses_since_eval = list(s["losses_since_eval"])
+        lane.best_key, lane.best_params = tuple(s["best_key"]), s["best_params"]
+        lane.best_step, lane.best_val = s["best_step"], s["best_val"]
+        lane.last_val, lane.last_loss = s["last_val"], s["last_loss"]
+        lane.metric_lines = list(s["metric_lines"])
+        lane.resumed_from = [*s["resumed_from"], start]
+        for step in range(start):
+            next(lane.streams[step % len(sizes)])
+        print(f"resumed from step {start} of {lane.config.steps}: {lane.out}",
+              file=sys.stderr, flush=True)
+    first = saved[0]
+    state.start = state.steps_done = state.resume_at = start
+    state.step_times = {int(n): list(ts) for n, ts in first["step_times"].items()}
+    state.first_steps_seconds = first["first_steps_seconds"]
+    state.train_seconds = first["train_seconds"]
 
 
 def scores_of(summary: dict[str, Any]) -> dict[str, Any]:

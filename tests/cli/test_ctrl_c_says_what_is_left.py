@@ -213,6 +213,8 @@ def test_ctrl_c_while_a_real_train_compiles(tmp_path: Path) -> None:
     assert "Traceback" not in stderr and "internal error" not in stderr
     lines = [x for x in stderr.splitlines() if x.startswith("interrupted: ")]
     assert len(lines) == 1 and f"the run folder {out} is unfinished" in lines[0], stderr
+    assert "resumes at step" in lines[0] or "starts again from step 0" in lines[0]
+    assert "interrupt: stopping" not in stderr and not stderr.startswith("\n"), stderr
     assert not (out / "result.json").exists()
     r = invoke("eval", out)
     assert r.exit_code == 2 and "unfinished run" in r.stderr and "algspec train" in r.stderr

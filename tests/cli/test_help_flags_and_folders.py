@@ -43,7 +43,7 @@ def test_bare_algspec_prints_its_help_once() -> None:
 
 
 @pytest.mark.parametrize(("command", "defaults"), [
-    ("train", ["[default: runs/ALG_PROC_hH_sSEED]", "[default: 2000]", "[default: mpnn]",
+    ("train", ["[default: runs/ALG_PROC_hH_sSEED_DIGEST", "[default: 2000]", "[default: mpnn]",
                "[default: 4,7,11,13,16]"]),
     ("sample", ["[default: out/dataset]", "[default: 100]"]),
     ("eval", ["[default: the run's]"]),
@@ -111,11 +111,17 @@ def test_train_refuses_a_finished_run_unless_overwrite(tmp_path: Path,
     other.mkdir()
     (other / "notes.txt").write_text("mine")
     one_error_line(invoke("train", SEARCH, "--out", other), "not empty and holds no run")
-    unfinished = tmp_path / "unfinished"  # an interrupted run is simply started again
+    unfinished = tmp_path / "unfinished"  # an interrupted run of the same options resumes
     unfinished.mkdir()
-    (unfinished / "config.json").write_text("{}")
+    r = invoke("train", SEARCH, "--out", unfinished)
+    assert r.exit_code == 0
+    config = captured_train[-1]["config"]
+    (unfinished / "config.json").write_text(json.dumps(config.to_dict()))
     r = invoke("train", SEARCH, "--out", unfinished)
     assert r.exit_code == 0 and captured_train[-1]["overwrite"] is False
+    # ... and one of other options is refused, naming what differs
+    one_error_line(invoke("train", SEARCH, "--out", unfinished, "--steps", "7"),
+                   "holds an unfinished run of other options", "steps")
 
 
 def test_compile_json_static_has_the_efficiency_keys(tmp_path: Path) -> None:

@@ -120,10 +120,10 @@ def test_a_folder_or_unreadable_file_is_a_usage_error(tmp_path: Path, ok_alg: Pa
     one_line_usage_error(invoke(cmd, folder), expect)
     from algspec import source_file
 
-    def denied(path, mode="r"):
+    def denied(path):
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
 
-    monkeypatch.setattr(source_file, "open", denied, raising=False)
+    monkeypatch.setattr(source_file, "_open_readonly", denied)
     one_line_usage_error(invoke(cmd, ok_alg, *(["--static"] if cmd == "efficiency" else [])),
                          f"cannot read {ok_alg}: Permission denied")
     if cmd == "compile":

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -203,6 +204,9 @@ L_CASES: list[tuple[str, str, int, int, tuple[str, ...]]] = [
      "forall v { a[v] = key[v] }\nforall v { o[v] = a[v] }\n", 5, 1, ("`a`", "record")),
     ("L106", LINT_HEAD + "hint edge e: mask_one\nrecord\nforall v, u { e[v, u] = v == 0 and u == 1 }\n"
      "record\n", 5, 1, ("`e`",)),
+    ("L107", "algorithm t\nnodes n\ngraph path\n" + K + "hint node a: scalar\nrecord\n"
+     "forall v where v >= 2 { a[v] = key[v - 2] }\nrecord\n", 7, 32,
+     ("`key[v - 2]`", "graph path", "`graph complete`")),
     ("W201", LINT_HEAD + "state graph s: float = 0.0\noutput graph o: scalar\nrecord\n"
      "s = key[0]\no = s\nrecord\n", 1, 1, ("1/n",)),
     ("W202", H + K + "state graph i: int = 0\nhint graph h: scalar\nrecord\n"
@@ -354,9 +358,25 @@ def test_yaml_form_code(case) -> None:
         assert f in d.message, (f, d.message)
 
 
+# codes about the file itself, not its text: (code, make the file in a folder, fragment)
+FILE_CASES: list[tuple[str, Callable[[Path], Path], str]] = [
+    ("E006", lambda d: (os.mkfifo(d / "pipe.alg"), d / "pipe.alg")[1], "named pipe"),
+]
+
+
+@pytest.mark.parametrize("case", FILE_CASES, ids=[c[0] for c in FILE_CASES])
+def test_file_code(case, tmp_path: Path) -> None:
+    code, make, fragment = case
+    path = make(tmp_path)
+    with pytest.raises(AlgError) as e:
+        algspec.load(path)
+    (d,) = e.value.diagnostics
+    assert (d.code, d.path) == (code, str(path)) and fragment in d.message
+
+
 def test_every_registered_code_has_a_triggering_program() -> None:
     covered = {c[0] for c in E_CASES} | {c[0] for c in L_CASES} | {c[0] for c in R_CASES}
-    covered |= {c[0] for c in A_CASES} | {c[0] for c in Y_CASES}
+    covered |= {c[0] for c in A_CASES} | {c[0] for c in Y_CASES} | {c[0] for c in FILE_CASES}
     assert set(CODES) - covered == set(), "add a program for each new code"
     assert covered - set(CODES) == set()
 

@@ -97,8 +97,10 @@ def only(source: str, path: str = "bad.alg") -> Diagnostic:
 
 # The errors of loading a file (the parser's and the lowering checks'; E605 is the
 # efficiency analysis's), from the code registry.
+# E006 refuses a file before its text is read (a FIFO, a huge file): `FILE_CASES` in
+# test_diagnostic_codes.py.
 LOAD_ERRORS = {k for k, c in codes.CODES.items()
-               if k.startswith("E") and c.source in ("parser", "checks")}
+               if k.startswith("E") and c.source in ("parser", "checks")} - {"E006"}
 
 
 def test_every_documented_code_has_a_case() -> None:

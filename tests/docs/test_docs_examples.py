@@ -27,7 +27,8 @@ import algspec
 from algspec.lint import lint_source
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = ["README.md", "docs/ARCHITECTURE.md", "docs/efficiency.md", "docs/generators.md"]
+DOCS = ["README.md", "docs/ARCHITECTURE.md", "docs/efficiency.md", "docs/generators.md",
+        "docs/api.md"]
 
 
 # --------------------------------------------------------------------------- blocks
@@ -335,6 +336,62 @@ assert _out["print(s.capacity, s.node_efficiency, s.edge_efficiency)"] == "nm 1/
         "s.capacity.evaluate(n=64, m=500)": 'assert repr(_v["s.capacity.evaluate(n=64, m=500)"]) == "32000.0"',
         'print(s.ranges["eta"])': 'assert _out[\'print(s.ranges["eta"])\'] == "1/n .. 1\\n"',
     },
+    # docs/api.md
+    "digest = alg.spec_hash()": {
+        "alg.name": 'assert _v["alg.name"] == "oets"',
+        "alg.primary_inputs": 'assert _v["alg.primary_inputs"] == ["key"]',
+        'alg.spec["pred"]': 'assert _v[\'alg.spec["pred"]\'] == ("output", "node", "should_be_permutation")',
+        "digest = alg.spec_hash()": """
+import re
+assert callable(alg.spec_hash) and re.fullmatch(r"[0-9a-f]{64}", digest)
+""",
+        'digest == algspec.load("algorithms/oets.alg").spec_hash()':
+            'assert _v[\'digest == algspec.load("algorithms/oets.alg").spec_hash()\'] is True',
+    },
+    "out, probes = minimum.trace(key=[0.5, 0.2, 0.9])": {
+        "out": 'assert _v["out"] == 1 and isinstance(_v["out"], int)',
+        'probes["output"]["node"]["min"]["data"]': """
+import numpy as np
+np.testing.assert_array_equal(_v['probes["output"]["node"]["min"]["data"]'], [0.0, 1.0, 0.0])
+""",
+    },
+    "pos=[0.0, 0.25, 0.5]": {
+        "message": 'assert _v["message"].startswith("minimum.trace: unexpected `pos`: it is '
+                   'computed from the problem size")',
+    },
+    "pairs.stand_in_inputs": {
+        "pairs.primary_inputs": 'assert _v["pairs.primary_inputs"] == ["a", "b"]',
+        "pairs.stand_in_inputs": 'assert _v["pairs.stand_in_inputs"] == ["s", "f"]',
+        "pairs.trace(s=[0.1, 0.2], f=[0.5, 0.9])[0]": """
+import numpy as np
+np.testing.assert_allclose(_v["pairs.trace(s=[0.1, 0.2], f=[0.5, 0.9])[0]"], [0.4, 0.7])
+""",
+    },
+    'z = np.load(folder / "samples.npz")': {
+        "sorted(stored_trace_inputs(alg, z, 2))":
+            'assert _v["sorted(stored_trace_inputs(alg, z, 2))"] == ["A", "adj"]',
+        'bool((out == z["outputs/mis"][2]).all())':
+            'assert _v[\'bool((out == z["outputs/mis"][2]).all())\'] is True',
+    },
+    "keys = sampler.last_rand_keys": {
+        "keys = sampler.last_rand_keys": """
+assert str(keys.dtype) == "uint64" and keys.shape == (4,)
+""",
+        "bool((out == feedback.outputs[0].data[3]).all())":
+            'assert _v["bool((out == feedback.outputs[0].data[3]).all())"] is True',
+    },
+    's = algspec.load("algorithms/parallel/luby_mis.alg").static_efficiency()': {
+        'print(s.T, "|", s.rounds, "|", s.c, "|", s.eta, "|", s.epsilon)': """
+assert _out['print(s.T, "|", s.rounds, "|", s.c, "|", s.eta, "|", s.epsilon)'] == \\
+    "log n | log n | n log n | 1 | 1\\n"
+""",
+        "s.whp": 'assert _v["s.whp"] is True',
+        "s.T.evaluate(n=64)": 'assert _v["s.T.evaluate(n=64)"] == 6.0',
+    },
+    "first = algspec.load_source(": {
+        "first.trace(key=[0.1, 0.7, 0.3])[0]": 'assert _v["first.trace(key=[0.1, 0.7, 0.3])[0]"] == 1.0',
+        "first.trace(key=[0.1, 0.2, 0.3])[0]": 'assert _v["first.trace(key=[0.1, 0.2, 0.3])[0]"] == 3.0',
+    },
     "rec = ActivityRecorder.for_program(alg.ir)": {
         "act.rounds, act.work, act.eta, act.epsilon, act.nodes_per_round[0]": """
 rounds, work, eta, eps, first = _v["act.rounds, act.work, act.eta, act.epsilon, act.nodes_per_round[0]"]
@@ -523,16 +580,18 @@ def check_sample_folder(cmd: str, ws: Path) -> None:
 
 
 def check_textbook_table(out: str) -> None:
-    """The README's textbook-classes table: c, η, ε as printed, T as `static_efficiency`."""
+    """The README's textbook-classes table is exactly what the command prints; the T table
+    under it is `static_efficiency`'s rounds."""
     got = md_table(out, "all_pairs_min")
-    want = md_table(readme_section("README.md", "Textbook parallel algorithms"), "all_pairs_min")
-    assert [h.removesuffix(" (whp)") for h in got[""]] == want[""]
-    for row in ("c", "η", "ε"):
-        assert got[row] == want[row], row
+    section = readme_section("README.md", "Textbook parallel algorithms")
+    want = md_table(section, "all_pairs_min")
+    assert want == got
+    rounds = md_table(section[section.index("Their rounds T"):], "all_pairs_min")
+    assert rounds[""] == got[""] and set(rounds) == {"", "---", "T"}
     names = {algspec.load(p).name: algspec.load(p) for p in (ROOT / "algorithms/parallel").glob("*.alg")}
-    for name, t in zip(want[""], want["T"]):
-        s = names[name].static_efficiency()
-        assert t.replace("²", "^2") == str(s.rounds) + (" (whp)" if s.whp else ""), name
+    for header, t in zip(rounds[""], rounds["T"]):
+        s = names[header.removesuffix(" (whp)")].static_efficiency()
+        assert t == str(s.rounds) and header.endswith(" (whp)") == bool(s.whp), header
 
 
 @pytest.fixture(scope="module")

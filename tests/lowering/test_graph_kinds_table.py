@@ -48,3 +48,13 @@ def test_the_numpy_mask_is_the_adj_input_the_ir_mask_gives(name: str) -> None:
         (adj,) = [dp for dp in batch.features.inputs if dp.name == "adj"]
         for sample in np.asarray(adj.data):
             np.testing.assert_array_equal(sample.astype(bool), GRAPH_KINDS[name].mask(n + 1))
+
+
+def test_each_kind_joins_the_offsets_its_mask_joins() -> None:
+    """`joins_offset(c)` (lint's L107, the edges efficiency counts) is the mask's word on
+    whether every node v is joined to v + c, at every size from 3 nodes on."""
+    for kind in GRAPH_KINDS.values():
+        for c in range(-9, 10):
+            joined = [all(kind.mask(N)[v, v + c] for v in range(N) if 0 <= v + c < N)
+                      for N in range(max(3, abs(c) + 2), 12)]
+            assert set(joined) == {kind.joins_offset(c)}, (kind.name, c)

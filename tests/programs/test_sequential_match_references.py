@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 import algspec
+from algspec.dataset import stored_trace_inputs
 from algspec.diagnostics import AlgError
 
 HERE = Path(__file__).resolve().parents[1] / "corpus" / "sequential"
@@ -63,11 +64,15 @@ for k in 0 .. n {{
                                     "input node x: scalar ~ uniform()"])
 def test_sample_replays_from_its_stored_derived_input(x_decl: str) -> None:
     """A float32 run computed on a derived float input in float64 but stored it rounded,
-    so tracing the stored `w` (points on a line: every detour ties exactly) disagreed."""
+    so tracing the stored `w` (points on a line: every detour ties exactly) disagreed.
+    The stored inputs `trace` takes are `w` where `x` is private, `x` and `w` where `x` is
+    recorded (`w` then holds the stored rounding, checked against its definition)."""
     alg = algspec.load_source(LINE_TIES.format(x_decl=x_decl), "line_ties.alg")
     traj = alg.sample(8, 12, seed=0)
     for b in range(12):
-        out, probes = alg.trace(w=traj.inputs["w"][b])
+        given = stored_trace_inputs(alg, traj, b)
+        assert list(given) == (["w"] if "private" in x_decl else ["x", "w"])
+        out, probes = alg.trace(**given)
         assert np.array_equal(out, traj.outputs["Pi"][b]), b
         T = int(traj.lengths[b])
         assert np.array_equal(probes["hint"]["edge"]["P"]["data"], traj.hints["P"][:T, b])

@@ -209,8 +209,8 @@ def test_grid_logs_and_report_name_each_score(tmp_path: Path) -> None:
                for x in done), done
     assert any("minimum_mpnn_h8_s0: val MSE 0.2500, test MSE 0.2500" in x for x in done), done
     md = (out / "results.md").read_text()
-    assert "| mpnn | 50.0% ± 0.0; MSE 0.125 | MSE 0.25 ± 0 |" in md, md
-    assert "| v | MSE 0.25 ± 0 (n=1) [MSE 0.25] |" in md, md
+    assert "| mpnn | 50.0%; MSE 0.125 | MSE 0.25 |" in md, md  # one seed: no spread
+    assert "| v | MSE 0.25 (n=1) [MSE 0.25] |" in md, md
     assert "-25.0%" not in md and "micro-F1" in md and "MSE" in md
     report = json.loads((out / "results.json").read_text())
     assert report["efficiency"]["T"]["score_gap"] is None, "an F1 minus an MSE is no gap"

@@ -11,6 +11,11 @@ training size, so sizes whose trajectories share a bucket share one compiled
 step: there a step costs about the same at any n and compiling dominates. On
 the CPU compute grows with n^2, so each size keeps its own node count.
 Padding changes no prediction and no loss (the padding tests).
+
+Memory. Before training, the compiled step is measured against the device's
+budget (`algspec.nn.memory`): seeds trained as one program split into
+smaller groups, and the hint loop is rematerialised, when they would not
+fit; prediction runs in chunks that fit.
 """
 
 from __future__ import annotations
@@ -56,6 +61,7 @@ class AlgspecBackend:
     def build(self, spec: dict, example: Any, config: TrainConfig, run_dir: Path) -> Any:
         model = self._model(spec, example, config)
         model.init(example, config.seed)
+        model.plan_training(example)  # rematerialise the hint loop if the step does not fit
         return model
 
     def restore(self, spec: dict, example: Any, config: TrainConfig, run_dir: Path,
