@@ -2,8 +2,8 @@
 
 Every `Diagnostic` is built with a code from `CODES` (an unknown code is a
 `ValueError` when the diagnostic is made, and `tests/diagnostics/test_diagnostics.py`
-checks that every code written in the sources is registered). The README's
-code table is `markdown_table()`, tested to agree; `algspec explain CODE`
+checks that every code written in the sources is registered). The code table
+of docs/diagnostics.md is `markdown_table()`, tested to agree; `algspec explain CODE`
 prints one entry.
 """
 
@@ -255,6 +255,10 @@ _ALL = [
        "recursion; the copies of a procedure's loop at its call sites share one count). The "
        "amortised bound (e.g. union-find's path compression, the Z-algorithm's scans) is "
        "wrong for this input; the message gives T and the size."),
+    _c("R113", _E, "runtime", "rand_int of an empty range",
+       "`rand_int(low, high)` draws from low, low + 1, ..., high - 1; a processor asked it "
+       "for a range with high <= low, which has no value (e.g. `rand_int(v + 1, n)` at the "
+       "last node, v = n - 1)."),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}
@@ -276,7 +280,7 @@ def titles(prefix: str) -> dict[str, str]:
 
 
 def markdown_table() -> str:
-    """The README table of codes (tests/diagnostics/test_diagnostics.py checks the README holds it)."""
+    """The table of codes in docs/diagnostics.md (tests/diagnostics/test_diagnostics.py checks it is there)."""
     rows = ["| code | severity | meaning |", "|---|---|---|"]
     rows += [f"| {c.code} | {c.severity} | {c.title} |" for c in _ALL]
     return "\n".join(rows)
@@ -288,5 +292,5 @@ def explain(code: str) -> str:
     return f"{c.code} ({c.severity}, {c.source}): {c.title}\n\n{c.doc}"
 
 
-if __name__ == "__main__":  # python -m algspec.codes > table, for the README
+if __name__ == "__main__":  # python -m algspec.codes > table, for docs/diagnostics.md
     print(markdown_table())

@@ -1,12 +1,19 @@
-"""The built-in interconnection graphs (`graph complete|empty|path|star`): one table.
+"""The built-in interconnection graphs (`graph complete|empty|path|star|ring`): one table.
 
 Each kind says which pairs of nodes are joined, once as a numpy mask (what
 the efficiency analysis counts on) and once as an IR expression in the pair
 (@i, @j) (the implicit `adj` input the lowering gives the file), with its
 edge count as a class of N, its best-connected node and which node offsets
 it joins (whether a processor v may read node v + c along an edge: lint's
-L107 and the edges the efficiency analysis counts). `graph input NAME` is the
-fifth kind: the edges are an input's, m of them.
+L107 and the edges the efficiency analysis counts). A processor reads along an
+edge in either direction (as over `incoming` and `outgoing`), so a directed
+kind joins the offsets its mask joins one way or the other. `graph input NAME`
+is the last kind: the edges are an input's, m of them.
+
+The ring is `graph ring` (node i joined to i - 1 and i + 1 mod N, undirected
+as `graph path`) or `graph ring directed` (the edge i -> i + 1 mod N: `adj[i, j]`
+holds for j = i + 1 mod N, so `incoming(v)` is v - 1 mod N); both keep every
+node's self-loop, as every kind does (CLRS adds self-loops to every graph).
 """
 
 from __future__ import annotations
@@ -32,6 +39,11 @@ def _plus_one(x: ir.Expr) -> ir.Expr:
                      dtype=ir.DType.INT)
 
 
+def _next(x: ir.Expr) -> ir.Expr:
+    """(x + 1) mod N: the ring's successor of node x."""
+    return ir.Binary(op="%", left=_plus_one(x), right=ir.Size(which="N"), dtype=ir.DType.INT)
+
+
 _I, _J = ir.IndexVar(name="@i", axis=0), ir.IndexVar(name="@j", axis=1)
 _ZERO = ir.Const(value=0, dtype=ir.DType.INT)
 
@@ -47,6 +59,7 @@ class GraphKind:
     edges: str  # |E| as a class of N: "N^2" or "N"
     offsets: Callable[[int], bool]  # c -> whether every node v is joined to v + c (a node)
     hub: int | None = None  # a node joined to all others (its degree is N), if any
+    directed: bool = False  # whether `adj[i, j]` may hold without `adj[j, i]`
 
     def joins_offset(self, c: int) -> bool:
         """Whether each processor v reaches node v + c (where that is a node) along an edge."""
@@ -55,6 +68,13 @@ class GraphKind:
 
 def _pairs(N: int) -> tuple[np.ndarray, np.ndarray]:
     return np.arange(N)[:, None], np.arange(N)[None, :]
+
+
+def _ring(N: int, directed: bool) -> np.ndarray:
+    """Self-loops and the edges i -> i + 1 mod N (and back, undirected)."""
+    i, j = _pairs(N)
+    mask = (i == j) | (j == (i + 1) % N)
+    return mask if directed else mask | mask.T
 
 
 GRAPH_KINDS: dict[str, GraphKind] = {
@@ -73,6 +93,15 @@ GRAPH_KINDS: dict[str, GraphKind] = {
         "star", "node 0 joined to every node (and each node to itself)",
         lambda N: np.equal(*_pairs(N)) | (_pairs(N)[0] == 0) | (_pairs(N)[1] == 0),
         _or(_eq(_I, _J), _or(_eq(_I, _ZERO), _eq(_J, _ZERO))), "N", lambda c: c == 0, hub=0),
+    "ring": GraphKind(
+        "ring", "node i joined to i - 1 and i + 1 mod N (and itself)",
+        lambda N: _ring(N, directed=False),
+        _or(_eq(_I, _J), _or(_eq(_next(_I), _J), _eq(_next(_J), _I))), "N",
+        lambda c: abs(c) <= 1),
+    "ring directed": GraphKind(
+        "ring directed", "the edge i -> i + 1 mod N from each node i (and each node to itself)",
+        lambda N: _ring(N, directed=True),
+        _or(_eq(_I, _J), _eq(_next(_I), _J)), "N", lambda c: abs(c) <= 1, directed=True),
 }
 INPUT_KIND = "input"  # `graph input NAME`: an edge-mask input's edges (m of them)
 

@@ -319,7 +319,7 @@ class DataDecl(IRNode):
 
 
 class Graph(BaseModel):
-    kind: Literal["complete", "empty", "path", "star", "input"]
+    kind: Literal["complete", "empty", "path", "star", "ring", "ring directed", "input"]
     input: str | None = None  # edge-mask datum holding the graph when kind == "input"
     mask_name: str | None = None  # the edge-mask input processors read (None: complete)
 

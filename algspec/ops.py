@@ -49,6 +49,7 @@ import numpy as np
 from algspec import libm
 from algspec.ir import DType
 from algspec.op_basics import MAX_SHIFT, NUMERIC, NotASize, OpTypeError, join
+from algspec.op_rand_int import rand_int_numpy, rand_int_python
 from algspec.op_sizes import (
     cls_abs,
     cls_and,
@@ -300,6 +301,15 @@ def _np_pow2ceil(x):
     return np.left_shift(np.int64(1), e)
 
 
+def _rand_int_rule(ts: tuple[DType, ...]) -> DType:
+    """Both bounds ints (a float bound would need a rounding rule; `int(...)` says which)."""
+    for k, t in enumerate(ts):
+        if t != DType.INT:
+            raise OpTypeError(f"`rand_int` takes int bounds, got {t.value}" if k < 2 else
+                              "`rand_int`'s draw is an int", k)
+    return DType.INT
+
+
 # ------------------------------------------------------------------ text rules
 def _infix(op: str):
     return lambda a, b: f"{a} {op} {b}"
@@ -401,6 +411,11 @@ _OPS = [
     _call("atan2", 2, _to("atan2", DType.FLOAT), libm.atan2, math.atan2,
           not_a_size("`atan2`"), "never",
           "atan2(y, x): the angle of the point (x, y) in radians, as math.atan2 (graham_scan)"),
+    Op("rand_int", "call", 3, _rand_int_rule, rand_int_numpy, rand_int_python,
+       not_a_size("`rand_int`"), lambda low, high, _bits: f"rand_int({low}, {high})", 100,
+       "never", "rand_int(low, high): a uniform random int in [low, high) per processor, "
+       "from the draw's 64-bit hash (algspec/op_rand_int.py); the third operand is that "
+       "hash, which the lowering supplies"),
     _call("pow2ceil", 1, _to("pow2ceil", DType.INT), _np_pow2ceil, sz_pow2ceil, cls_pow2ceil,
           "never", "the smallest power of two >= x (1 for x <= 1), e.g. `nodes pow2ceil(n)`"),
 ]

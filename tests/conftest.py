@@ -45,6 +45,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.module not in has_slow)
 
 
+@pytest.fixture(autouse=True)
+def _jax_compile_cache(request: pytest.FixtureRequest) -> None:
+    """A test that uses JAX compiles through the persistent cache that `algspec train` uses
+    (`algspec.training.data.setup_jax`), whichever test of its worker came first: a test
+    that builds dm-clrs's model directly otherwise compiles it again on every run."""
+    if request.node.get_closest_marker("jax") is not None:
+        from algspec.training.data import setup_jax
+
+        setup_jax()
+
+
 @pytest.fixture(scope="session")
 def feedback_check():
     """The one Feedback/probe checker (tests/support/feedback_check.py: `compare`, `check_feedback`,

@@ -80,10 +80,13 @@ class ActivityRecorder:
         # whole-array updates that aggregate over the nodes: every edge is active
         # (`observed.ReportRules`)
         self.spread = frozenset(spread)
-        self._full: list[np.ndarray] = []    # rows (sample, round): every edge active
+        # Columns, stacked into rows once in `activity` (a read reports a few elements;
+        # stacking each report as it comes costs more than interpreting the read).
+        Cols = tuple[np.ndarray, ...]
+        self._full: list[Cols] = []    # (sample, round): every edge active
         self._frames = np.zeros(0, np.int64)
-        self._nodes: list[np.ndarray] = []   # rows (sample, round, node)
-        self._edges: list[np.ndarray] = []   # rows (sample, round, src, dst)
+        self._nodes: list[Cols] = []   # (sample, round, node)
+        self._edges: list[Cols] = []   # (sample, round, src, dst)
         self._stmt_nodes: dict[int, int] = {}
         self.loop_iterations: dict[int, np.ndarray] = {}  # stmt id -> max trips per sample
 
@@ -99,10 +102,10 @@ class ActivityRecorder:
         if not s.size or stmt_id in self.ignore:
             return
         self._grow(s)
-        self._nodes.append(np.stack([s, self._frames[s], v], axis=1))
+        self._nodes.append((s, self._frames[s], v))
         if stmt_id in self.spread:
             u = np.unique(s)
-            self._full.append(np.stack([u, self._frames[u]], axis=1))
+            self._full.append((u, self._frames[u]))
         self._stmt_nodes[stmt_id] = self._stmt_nodes.get(stmt_id, 0) + int(s.size)
 
     def edges(self, stmt_id: int, sample: np.ndarray, src: np.ndarray, dst: np.ndarray) -> None:
@@ -112,7 +115,7 @@ class ActivityRecorder:
         self._grow(s)
         a = np.asarray(src, np.int64).ravel()
         b = np.asarray(dst, np.int64).ravel()
-        self._edges.append(np.stack([s, self._frames[s], a, b], axis=1))
+        self._edges.append((s, self._frames[s], a, b))
 
     def frame(self, sample: np.ndarray) -> None:
         s = np.unique(np.asarray(sample, np.int64).ravel())
@@ -167,10 +170,10 @@ class ActivityRecorder:
         E = np.broadcast_to(np.asarray(edge_counts, np.float64), (B,)).copy()
         Tmax = max(int(T.max()) if B else 0, 1)
 
-        def rows(chunks: list[np.ndarray], width: int) -> np.ndarray:
+        def rows(chunks: list[tuple[np.ndarray, ...]], width: int) -> np.ndarray:
             if not chunks:
                 return np.zeros((0, width), np.int64)
-            r = np.concatenate(chunks)
+            r = np.stack([np.concatenate(col) for col in zip(*chunks, strict=True)], axis=1)
             r = r[r[:, 0] < B]
             t = T[r[:, 0]]
             r = r[t > 0]                                  # samples without frames: no rounds

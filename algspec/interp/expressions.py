@@ -70,6 +70,8 @@ def evaluate(env: EvalEnv, e: ir.Expr, rank: int, mask: np.ndarray) -> np.ndarra
         args = [evaluate(env, a, rank, mask) for a in e.args]
         if e.func in TO_INT and e.args[0].dtype == ir.DType.FLOAT:
             _check_fits_int(env, e, args[0], mask)
+        if e.func == "rand_int":
+            _check_range(env, e, args[0], args[1], mask)
         return _call(e.func, args)
     if k == "chain":
         return chain(env, e, rank)
@@ -285,6 +287,15 @@ def _check_fits_int(env: EvalEnv, e: ir.Call, x: np.ndarray, mask: np.ndarray) -
     if bad.any():
         env.fault("R109", f"`{e.func}` of a float that is not a finite 64-bit integer value "
                   "(inf or nan)", bad, e.span)
+
+
+def _check_range(env: EvalEnv, e: ir.Call, low: np.ndarray, high: np.ndarray,
+                 mask: np.ndarray) -> None:
+    """R113 where a live lane asks `rand_int(low, high)` for an empty range (high <= low)."""
+    bad = (np.asarray(high) <= np.asarray(low)) & mask
+    if bad.any():
+        env.fault("R113", "`rand_int(low, high)` with high <= low: the range is empty", bad,
+                  e.span)
 
 
 def _binop(op: str, a, b):

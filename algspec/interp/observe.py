@@ -26,11 +26,13 @@ def observe_read(env: EvalEnv, e: ir.Read, rank: int, idx: list[np.ndarray], mas
     """Report an indexed read: an edge read is that edge; a pointer read, src -> processor."""
     # The lane mask may vary along axes the indices do not (an aggregation's filter
     # reading `x[k + 1, j]` in a `forall i, j`): observe over both.
-    shape = np.broadcast_shapes(shape, np.shape(mask))
-    pos = np.nonzero(np.broadcast_to(mask, shape))
+    if np.shape(mask) != shape:  # (broadcast only when needed: reads are many and small)
+        shape = np.broadcast_shapes(shape, np.shape(mask))
+        mask = np.broadcast_to(mask, shape)
+    pos = np.nonzero(mask)
     if not len(pos[0]):
         return
-    idx = [np.broadcast_to(i, shape) for i in idx]
+    idx = [i if i.shape == shape else np.broadcast_to(i, shape) for i in idx]
     b, sid, obs = pos[0], _sid(env), env.obs
     if e.loc == ir.Loc.EDGE:
         obs.edges(sid, b, idx[0][pos], idx[1][pos])

@@ -19,7 +19,9 @@ A draw is a pure function of four numbers, hashed with splitmix64:
 - the *lane* is the flat index of the processor (and aggregation element)
   along the scope axes: every processor of a `forall` gets its own draw.
 
-Values are `(h >> 11) * 2**-53`, uniform on [0, 1) with 53 random bits.
+Values are `(h >> 11) * 2**-53`, uniform on [0, 1) with 53 random bits. An int
+`ir.Rand` (the draw of `rand_int(low, high)`) is h itself, its 64 bits as an int64,
+which `algspec.op_rand_int` makes an integer in [low, high) exactly.
 """
 
 from __future__ import annotations
@@ -87,4 +89,6 @@ def draw(env: EvalEnv, e: ir.Rand, rank: int, mask: np.ndarray) -> np.ndarray:
         lanes = np.arange(env.N ** rank, dtype=np.uint64).reshape((1,) + (env.N,) * rank)
         h = mix(base.reshape((env.B,) + (1,) * rank) + mix(lanes ^ _M2))
     counts[e.site] = count + live.astype(np.uint64)
+    if e.dtype == ir.DType.INT:
+        return h.view(np.int64)
     return (h >> np.uint64(11)).astype(np.float64) * (2.0 ** -53)

@@ -247,7 +247,7 @@ class Program(Node):
     name: str
     name_span: Span = Span()
     nodes: Expr
-    graph_kind: str  # complete | empty | path | star | input
+    graph_kind: str  # complete | empty | path | star | ring | ring directed | input
     graph_input: str | None = None
     graph_span: Span = Span()
     decls: list[Decl] = []

@@ -327,7 +327,8 @@ class _ToAst(Transformer):
         return ("nodes", c[0])
 
     def graph_kind(self, meta, c):
-        return c[0]
+        # `ring directed`: one kind of two words, spanned by its first
+        return c[0] if len(c) == 1 else c[0].update(value=" ".join(str(t) for t in c))
 
     def graph_builtin(self, meta, c):
         return ("graph", str(c[0]), None, _span(c[0]))

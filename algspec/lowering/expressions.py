@@ -232,6 +232,8 @@ class Expressions(Reporter):
                       "of node/edge data", e.span)
         if e.func == "rand":
             return self.rand(e, scope)
+        if e.func == "rand_int":
+            return self.rand_int(e, scope)
         op = ops.CALLS.get(e.func)
         proc = getattr(self, "procs", {}).get(e.func)
         if op is None and proc is None and any(  # declarations are lowered before procedures
@@ -333,6 +335,19 @@ class Expressions(Reporter):
         self.rand_sites = site + 1
         # A draw per processor: it varies along every bound index variable.
         return ir.Rand(site=site, span=e.span), frozenset(range(len(scope.index_vars)))
+
+    def rand_int(self, e: ast.CallExpr, scope: Scope) -> tuple[ir.Expr, frozenset[int]]:
+        """`rand_int(low, high)`: `rand()`'s draw, taken as its whole 64-bit hash (an int
+        `ir.Rand`), made an int in [low, high) by the ops table's `rand_int`."""
+        if len(e.args) != 2:
+            self.fail("E207", "`rand_int(low, high)` takes two arguments: the smallest int "
+                      "it may draw and one past the largest", e.span)
+        bits, axes = self.rand(ast.CallExpr(func="rand", args=[], span=e.span), scope)
+        bits = ir.Rand(site=bits.site, dtype=ir.DType.INT, span=e.span)
+        (low, a1), (high, a2) = (self.expr(x, scope) for x in e.args)
+        dt = self.apply_op(ops.CALLS["rand_int"], [*e.args, e], [low, high, bits], e.span)
+        return ir.Call(func="rand_int", args=[low, high, bits], dtype=dt, span=e.span), \
+            axes | a1 | a2
 
     def coerce(self, e: ir.Expr, dt: ir.DType, span: Span) -> ir.Expr:
         """Check that a value of e.dtype may be stored in a `dt` place."""

@@ -16,6 +16,7 @@ import pytest
 
 import algspec
 from algspec.efficiency.asymptotic import Asymptotic
+from tests.support.small_programs import STAND_IN_HEAD
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = sorted((ROOT / "algorithms").glob("*.alg")) + sorted(
@@ -35,13 +36,7 @@ z = y + 1.0
 """
 
 PRIVATE = """algorithm private_pair
-nodes n
-graph complete
-private node a: float ~ uniform()
-private node b: float ~ uniform()
-input node s: scalar = min(a, b)
-input node f: scalar = max(a, b)
-output node w: scalar
+""" + STAND_IN_HEAD + """output node w: scalar
 record
 forall v { w[v] = f[v] - s[v] }
 """

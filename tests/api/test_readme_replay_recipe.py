@@ -1,4 +1,4 @@
-"""The README's by-hand replay recipe works as written: `algspec sample` to a folder, then
+"""The by-hand replay recipe of docs/commands.md works as written: `algspec sample` to a folder, then
 `alg.trace(n=manifest["length"], **algspec.dataset.stored_trace_inputs(alg, z, i))` with
 `z = np.load(".../samples.npz")` gives every stored sample back: on a file with private
 draws, views that stand in for them and data computed from recorded inputs, and on a file
@@ -17,17 +17,12 @@ from typer.testing import CliRunner
 
 import algspec
 from algspec.cli import app
+from tests.support.small_programs import STAND_IN_HEAD
 
 ROOT = Path(__file__).resolve().parents[2]
 
 MIXED = """algorithm mixed_inputs
-nodes n
-graph complete
-private node a: float ~ uniform()
-private node b: float ~ uniform()
-input node s: scalar = min(a, b)
-input node f: scalar = max(a, b)
-input node flag: mask ~ uniform_int()
+""" + STAND_IN_HEAD + """input node flag: mask ~ uniform_int()
 input node twice: scalar = f * 2.0 if flag else s
 private graph zeros: int = count(not flag[u] for u in nodes)
 hint node h: scalar
@@ -54,12 +49,12 @@ forall v { w[v] = h[v] + rand() }
 
 
 def _recipe() -> tuple[str, str, str]:
-    """The README's three pieces: how `z` is opened, the trace call, the rand key."""
-    text = (ROOT / "README.md").read_text()
+    """The recipe's three pieces: how `z` is opened, the trace call, the rand key."""
+    text = (ROOT / "docs" / "commands.md").read_text()
     call = re.search(r"`(alg\.trace\([^`]*stored_trace_inputs\(alg, z, i\)\))`", text)
     load = re.search(r"z = `?(np\.load\(\"\.\.\./samples\.npz\"\))`?", text)
     key = re.search(r"`(rand_key=int\(z\[\"rand_keys\"\]\[i\]\))`", text)
-    assert call and load and key, "the README's replay recipe moved; update this test"
+    assert call and load and key, "the replay recipe moved from docs/commands.md; update this test"
     return load.group(1), call.group(1), key.group(1)
 
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import algspec
+from tests.support.small_programs import STAND_IN_HEAD
 
 COUNTED = """algorithm counted
 nodes n
@@ -22,13 +23,7 @@ out = float(cnt)
 """
 
 CHAINED = """algorithm chained
-nodes n
-graph complete
-private node a: float ~ uniform()
-private node b: float ~ uniform()
-input node s: scalar = min(a, b)
-input node f: scalar = max(a, b)
-input node key: scalar ~ uniform()
+""" + STAND_IN_HEAD + """input node key: scalar ~ uniform()
 private node gap: float = f - s
 input node score: scalar = gap + key
 output node w: scalar

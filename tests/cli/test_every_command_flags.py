@@ -12,21 +12,11 @@ from typer.testing import CliRunner
 
 from algspec.cli import app
 from algspec.version import __version__
+from tests.support.small_programs import FIRST_ABOVE
 
 COMMANDS = sorted(typer.main.get_command(app).commands)
 
-PROGRAM = """\
-algorithm flip
-nodes n
-graph empty
-
-input  node  key: scalar ~ sorted_uniform(low = 0.0, high = 1.0)
-input  graph cut: scalar ~ uniform_scalar(low = 0.0, high = 1.0)
-output node  above: mask
-
-record
-forall v { above[v] = key[v] > cut }
-"""
+PROGRAM = FIRST_ABOVE.replace("first_above", "flip")
 
 
 def invoke(*args: object):

@@ -279,6 +279,9 @@ R_CASES: list[tuple[str, str, dict, int, tuple[str, ...]]] = [
      "  y = 0\n  while y < int(s) total bound n { y += 1; x += 1 }\n}\n",
      {"key": [0.1, 0.2, 0.3], "s": 2.0}, 10,
      ("more than 3 iterations over the run", "`total bound n` at n = 3")),
+    ("R113", H + K + "output node o: scalar = float(a)\n" + NA
+     + "forall v { a[v] = rand_int(v + 1, n) }\n", {"key": [0.1, 0.2, 0.3]}, 7,
+     ("`rand_int(low, high)`", "high <= low")),
     ("R102", H.replace("complete", "path") + "input edge W: mask ~ erdos_renyi()\n"
      "state graph x: int = 0\nfor (u, v) in edges(W) { x += 1 }\n",
      {"W": np.ones((3, 3))}, 6, ("more than 7 iterations", "`W` has 9 edges")),

@@ -27,8 +27,7 @@ import algspec
 from algspec.lint import lint_source
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = ["README.md", "docs/ARCHITECTURE.md", "docs/efficiency.md", "docs/generators.md",
-        "docs/api.md"]
+DOCS = ["README.md", *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").glob("*.md"))]
 
 
 # --------------------------------------------------------------------------- blocks
@@ -78,16 +77,25 @@ def doc_blocks() -> list[Block]:
 DECL = re.compile(r"^(input|output|hint|state|private)\s+(node|edge|graph)\s+(\w+)", re.MULTILINE)
 STMT = re.compile(r"^(proc|forall|while|for|if|round|record|let|include)\b")
 DIAG = re.compile(r"^(\S+):(\d+):(\d+): ([ELWR]\d{3}) (.*)$")
+ENV = re.compile(r"^(?:[A-Z_]+=\S*\s+)+")  # `NAME=value ` before a command
 
 
 def classify(b: Block) -> str:
     """The kind of a block, from its content alone; 'unknown' fails the coverage test."""
     code = [ln for ln in b.text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    joined = [ln for ln in re.sub(r"\\\n\s*", " ", b.text).splitlines()
+              if ln.strip() and not ln.lstrip().startswith("#")]  # `\` continuations joined
     if b.lang in ("bash", "sh", "shell", "console") or all(
-            re.match(r"^(\$ |algspec |scripts/|nice |python )", ln) for ln in code):
+            re.match(r"^(\$ |algspec |scripts/|nice |python )", ENV.sub("", ln)) for ln in joined):
         return "shell"
+    if b.lang == "json":
+        return "text-record"
+    if re.match(r"^ood:\s*$", code[0]):
+        return "grid-ood"
+    if code[0].startswith("plan ") and len(code) == 1:
+        return "plan-line"
     if b.lang == "yaml" and re.search(r"^algorithm: ", b.text, re.MULTILINE):
-        return "alg-yaml"
+        return "alg-yaml-excerpt" if re.search(r"^\s*\.\.\.\s*$", b.text, re.MULTILINE) else "alg-yaml"
     if b.lang == "python" and code[0].startswith("@dataclass"):
         return "contract"
     if b.lang == "python":
@@ -192,6 +200,24 @@ def test_alg_yaml_form_is_the_shipped_program(block: Block) -> None:
     assert spec_hash(alg.spec, alg.ir) == spec_hash(shipped.spec, shipped.ir)
 
 
+@pytest.mark.parametrize("block", params("alg-yaml-excerpt"))
+def test_alg_yaml_excerpt_is_the_shipped_files_form(block: Block, tmp_path: Path) -> None:
+    """An excerpt of a YAML form (`...` marks elided lines) has only lines of the shipped
+    file's form, as `algspec convert` writes it, in their order."""
+    name = re.search(r"^algorithm: (\w+)", block.text, re.MULTILINE).group(1)
+    (src,) = [p for p in (ROOT / "algorithms").rglob(f"{name}.alg")]
+    r = algspec_cli(["convert", str(src), "--out", str(tmp_path / "f.yaml")], ROOT)
+    assert r.returncode == 0, r.stderr[-3000:]
+    written = [ln.strip() for ln in (tmp_path / "f.yaml").read_text().splitlines()]
+    k = 0
+    for ln in (x.strip() for x in block.text.splitlines()):
+        if ln and ln != "...":
+            shown = (ln.split("  # ")[0] if ln.startswith("- '") else ln).removesuffix("...").rstrip()
+            while k < len(written) and not written[k].startswith(shown):
+                k += 1
+            assert k < len(written), ln
+
+
 @pytest.mark.parametrize("block", params("alg-declarations"))
 def test_alg_declarations(block: Block) -> None:
     """Declarations shown alone are accepted; one followed by a diagnostic line gives exactly it."""
@@ -275,6 +301,49 @@ def test_trajectories_contract(monkeypatch) -> None:
     T = int(t.lengths.max())
     assert t.hints["swap"].shape == (T, 3, 8, 8) and t.hints["odd"].shape == (T, 3)
     assert t.lengths.shape == (3,) and t.lengths.dtype.kind == "f"
+
+
+# --------------------------------------------------------------------------- shown data
+
+@pytest.mark.parametrize("block", params("text-record"))
+def test_text_record_has_the_written_form(block: Block, tmp_path: Path) -> None:
+    """A CLRS-Text record shown is what `algspec text` writes for its algorithm and length:
+    the same keys, auxiliary fields and prompt layout (the drawn numbers aside)."""
+    shown = json.loads(block.text)
+    aux = shown["auxiliary"]
+    r = algspec_cli(["text", f"algorithms/clrs/{aux['algorithm']}.alg", "--length", str(aux["length"]),
+                     "--num", "1", "--seed", str(aux["seed"]), "--out", str(tmp_path / "t")], ROOT)
+    assert r.returncode == 0, r.stderr[-3000:]
+    written = json.loads((tmp_path / "t" / "data.jsonl").read_text().splitlines()[0])
+    assert written.keys() == shown.keys() and written["auxiliary"] == aux
+    numbers = re.compile(r"-?\d+\.\d+")
+    assert numbers.sub("X", written["prompt"]) == numbers.sub("X", shown["prompt"])
+
+
+@pytest.mark.parametrize("block", params("grid-ood"))
+def test_grid_ood_section_is_accepted(block: Block) -> None:
+    """A grid's `ood:` section shown is one the grid loader accepts, with the values shown."""
+    import yaml
+
+    from algspec.training.grid import _load_ood
+
+    raw = yaml.safe_load(block.text)["ood"]
+    plan = _load_ood(raw, Path("doc.yaml"))
+    assert list(plan.sizes) == raw["sizes"] and list(plan.families) == raw["families"]
+
+
+@pytest.mark.parametrize("block", params("plan-line"))
+def test_memory_plan_line_is_the_printed_form(block: Block) -> None:
+    """A memory-plan line shown is the form `plan_line` prints for the plan it describes."""
+    from algspec.nn.memory import MemoryPlan
+    from algspec.training.grid_progress import plan_line
+
+    m = re.match(r"^plan (\S+ h\d+): (\d+) seeds: (\d+) per program \(\d+ programs\), "
+                 r"remat (on|off), ([\d.]+) GB of ([\d.]+) GB$", block.text.strip())
+    assert m, block.text
+    plan = MemoryPlan(seeds=int(m[2]), per_program=int(m[3]), remat=m[4] == "on",
+                      nbytes=int(float(m[5]) * 1e9), budget=int(float(m[6]) * 1e9))
+    assert plan_line(m[1], plan) == block.text.strip()
 
 
 # --------------------------------------------------------------------------- Python snippets
@@ -460,9 +529,11 @@ SHELL_RULES: list[tuple[str, str]] = [
     (r"^nice python benchmarks/", "skip: a benchmark that times 30 samplers against dm-clrs for minutes"),
     (r"^algspec train \S+ --processor gat$", ("skip: the paper's protocol (hidden 128, 2000 steps); "
                                               "the README's other train command is run at tiny size")),
+    (r"^algspec eval \S+ --sizes ", ("skip: a sweep to n = 1600 on three families, minutes; "
+                                      "tests/training/test_ood_sweep.py runs sweeps at small sizes")),
     (r"^algspec train ", "tiny"),
     (r"^algspec eval ", "tiny"),
-    (r"^(nohup )?algspec experiment ", "dry-run"),
+    (r"^([A-Z_]+=\S* )*(nohup )?algspec experiment ", "dry-run"),
     (r"^algspec (lint|compile|sample|text|efficiency|explain|demo)\b", "run"),
 ]
 
@@ -477,13 +548,17 @@ def rule_for(cmd: str) -> str:
 ALL_COMMANDS = list(dict.fromkeys(c for b in of_kind("shell") for c in shell_commands(b)))
 
 
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory) -> Path:
-    """A scratch folder that looks like the repository to relative paths (read-only parts linked)."""
-    ws = tmp_path_factory.mktemp("docs_ws")
+def scratch(ws: Path) -> Path:
+    """`ws` made to look like the repository to relative paths (read-only parts linked)."""
     for name in ("algorithms", "experiments", "benchmarks", "scripts"):
         (ws / name).symlink_to(ROOT / name)
     return ws
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory) -> Path:
+    """A scratch folder shared by the commands of this module."""
+    return scratch(tmp_path_factory.mktemp("docs_ws"))
 
 
 def algspec_cli(args: list[str], cwd: Path, timeout: int = 300) -> subprocess.CompletedProcess:
@@ -535,7 +610,7 @@ def check_output(cmd: str, r: subprocess.CompletedProcess, ws: Path) -> None:
         assert all("trace | pred:" in r["prompt"] for r in records) == ("--hints" in cmd)
     elif cmd == "algspec efficiency algorithms/*.alg --table":
         got = md_table(out, "binary_search")
-        for doc, after in [("README.md", "For the six shipped algorithms"),
+        for doc, after in [("docs/reproduction.md", "For the six shipped algorithms"),
                            ("docs/efficiency.md", "For the six shipped algorithms")]:
             want = md_table(readme_section(doc, after), "binary_search")
             for row in ("c", "η", "ε"):
@@ -544,7 +619,8 @@ def check_output(cmd: str, r: subprocess.CompletedProcess, ws: Path) -> None:
         check_textbook_table(out)
     elif cmd == "algspec efficiency algorithms/*.alg --static --table":
         got = md_table(out, "binary_search")
-        want = md_table(readme_section("README.md", "For the six shipped algorithms"), "binary_search")
+        want = md_table(readme_section("docs/reproduction.md", "For the six shipped algorithms"),
+                        "binary_search")
         for row in ("c", "η", "ε"):
             assert got[row] == [re.sub(r" \(.*\)$", "", c) for c in want[row]]
     elif "--json" in cmd:
@@ -562,17 +638,21 @@ def check_sample_folder(cmd: str, ws: Path) -> None:
     manifest = json.loads((folder / "manifest.json").read_text())
     for key in ("algorithm", "spec_hash", "length", "seed"):
         assert key in manifest
-    assert manifest["algorithm"] == "oets" and manifest["length"] == 16
-    alg = algspec.load(ROOT / "algorithms" / "oets.alg")
+    alg = algspec.load(ws / argv(cmd, ws)[1])
+    num = int(cmd.split("--num ")[1].split()[0])
+    assert manifest["algorithm"] == alg.name
+    assert manifest["length"] == int(cmd.split("--length ")[1].split()[0])
     z = np.load(folder / "samples.npz")
-    for i in (0, 999):
+    for i in (0, num - 1):
         out, probes = alg.trace(n=manifest["length"],
                                 **{k: z[f"inputs/{k}"][i] for k in alg.primary_inputs})
         hints = {k: v["data"] for loc in probes["hint"].values() for k, v in loc.items()}
-        assert set(hints) == {"pred_h", "swap", "odd"}
+        if alg.name == "oets":
+            assert set(hints) == {"pred_h", "swap", "odd"}
         for name, arr in hints.items():
             np.testing.assert_array_equal(arr, z[f"hints/{name}"][: arr.shape[0], i])
-        np.testing.assert_array_equal(out, z["outputs/pred"][i])
+        (output,) = [k for k, v in alg.spec.items() if v[0] == "output"]
+        np.testing.assert_array_equal(out, z[f"outputs/{output}"][i])
     again = algspec_cli(argv(cmd, ws), ws)
     assert again.returncode == 2
     lines = [ln for ln in again.stderr.splitlines() + again.stdout.splitlines() if ln.strip()]
@@ -580,10 +660,10 @@ def check_sample_folder(cmd: str, ws: Path) -> None:
 
 
 def check_textbook_table(out: str) -> None:
-    """The README's textbook-classes table is exactly what the command prints; the T table
-    under it is `static_efficiency`'s rounds."""
+    """docs/reproduction.md's textbook-classes table is exactly what the command prints; the
+    T table under it is `static_efficiency`'s rounds."""
     got = md_table(out, "all_pairs_min")
-    section = readme_section("README.md", "Textbook parallel algorithms")
+    section = readme_section("docs/reproduction.md", "Textbook parallel algorithms")
     want = md_table(section, "all_pairs_min")
     assert want == got
     rounds = md_table(section[section.index("Their rounds T"):], "all_pairs_min")
@@ -598,9 +678,11 @@ def check_textbook_table(out: str) -> None:
 def trained_run(workspace: Path) -> dict[str, Path]:
     """Each train command of the docs, run once at the tiniest size (JAX compile is the cost)."""
     runs = {}
-    for cmd in ALL_COMMANDS:
+    for k, cmd in enumerate(ALL_COMMANDS):
         if rule_for(cmd) == "tiny" and cmd.startswith("algspec train"):
             args = argv(cmd, workspace)
+            if "--out" not in args:  # the default folder is named by a digest: name one
+                args += ["--out", f"runs/doc-{k}"]
             for flag in ("--hidden", "--steps"):  # the documented sizes, replaced by tiny ones
                 if flag in args:
                     k = args.index(flag)
@@ -608,7 +690,7 @@ def trained_run(workspace: Path) -> dict[str, Path]:
             r = algspec_cli(args + TINY_TRAIN, workspace, timeout=600)
             assert r.returncode == 0, r.stderr[-3000:]
             folder = workspace / args[args.index("--out") + 1]
-            runs[folder.relative_to(workspace).as_posix()] = folder
+            runs[cmd] = folder
     return runs
 
 
@@ -619,6 +701,7 @@ def test_every_block_is_covered() -> None:
     counts = {k: kinds.count(k) for k in set(kinds)}
     assert counts.get("shell", 0) >= 7 and counts.get("python", 0) >= 3 and counts.get("alg-program", 0) >= 1
     assert counts.get("alg-statements", 0) >= 2 and counts.get("alg-declarations", 0) >= 2
+    assert {"text-record", "grid-ood", "plan-line"} <= set(counts)
     for cmd in ALL_COMMANDS:
         rule_for(cmd)
     for b in of_kind("python"):
@@ -648,14 +731,16 @@ def test_shell_command(cmd: str, workspace: Path, request) -> None:
         assert "parallel_search" in r.stdout
         return
     if action == "tiny" and cmd.startswith("algspec train"):
-        run = request.getfixturevalue("trained_run")[argv(cmd, workspace)[-1]]
+        run = request.getfixturevalue("trained_run")[cmd]
         for f in ("config.json", "metrics.jsonl", "result.json", "curves.png", "checkpoint.pkl"):
             assert (run / f).exists(), f
         res = json.loads((run / "result.json").read_text())
         for key in ("val", "test", "seconds_per_step", "train_seconds", "device"):
             assert key in res, key
         return
-    args = argv(cmd.removeprefix("nohup ").removesuffix(" &"), workspace)
+    args = argv(ENV.sub("", cmd).removeprefix("nohup ").removesuffix(" &"), workspace)
+    if cmd.startswith("algspec sample"):  # a folder of its own: `--out` must be new
+        workspace = scratch(request.getfixturevalue("tmp_path"))
     if action == "tiny":  # algspec eval RUN --test-size K: re-test a trained run
         request.getfixturevalue("trained_run")
         args[args.index("--test-size") + 1] = "5"
@@ -667,8 +752,8 @@ def test_shell_command(cmd: str, workspace: Path, request) -> None:
     if action == "dry-run":
         todo = [ln.split()[-1] for ln in r.stdout.splitlines() if ln.startswith("todo")]
         assert todo
-        for pat in [args[k + 1] for k, a in enumerate(args) if a == "--only"]:
-            assert all(fnmatch.fnmatch(Path(t).name, pat) for t in todo)
+        pats = [args[k + 1] for k, a in enumerate(args) if a == "--only"]  # any of them
+        assert not pats or all(any(fnmatch.fnmatch(Path(t).name, p) for p in pats) for t in todo)
         assert not (workspace / "results").exists() or "-o" in args
     elif action == "tiny":
         assert "test micro-F1" in r.stdout and "at n=5" in r.stdout

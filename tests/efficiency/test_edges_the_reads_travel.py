@@ -10,23 +10,7 @@ import pytest
 import algspec
 from algspec.efficiency.asymptotic import Asymptotic
 from algspec.efficiency.measured import graph_edges
-
-HILLIS_STEELE = """algorithm prefix_max
-nodes n
-graph {graph}
-
-input  node  x: scalar ~ uniform(low = 0.0, high = 1.0)
-hint   node  cur: scalar := x
-output node  best: scalar = cur
-state  graph d: int = 1
-
-record
-while d < n bound ceil(log2(n)) {{
-    forall v where v >= d {{ cur[v] = max(cur[v], cur[v - d]) }}
-    d = d * 2
-    record
-}}
-"""
+from tests.support.small_programs import HILLIS_STEELE
 
 # each node reads its right neighbour: path's edges, whatever the declared graph
 STENCIL = """algorithm stencil

@@ -78,7 +78,7 @@ def test_nodes_is_an_expression() -> None:
     assert shape(p.nodes) == ("-", ("*", 2, "n"), 1)
 
 
-@pytest.mark.parametrize("kind", ["complete", "empty", "path", "star"])
+@pytest.mark.parametrize("kind", ["complete", "empty", "path", "star", "ring", "ring directed"])
 def test_builtin_graph_kinds(kind: str) -> None:
     p = parse(f"algorithm a\nnodes n\ngraph {kind}\n")
     assert p.graph_kind == kind and p.graph_input is None
@@ -94,7 +94,7 @@ def test_graph_input() -> None:
 
 def test_header_must_come_first_and_be_complete() -> None:
     for src in ("nodes n\nalgorithm a\ngraph complete\n", "algorithm a\ngraph complete\n",
-                "algorithm a\nnodes n\n", "algorithm a\nnodes n\ngraph ring\n"):
+                "algorithm a\nnodes n\n", "algorithm a\nnodes n\ngraph torus\n"):
         with pytest.raises(AlgError) as e:
             parse(src)
         assert e.value.diagnostics[0].code in ("E001", "E002")

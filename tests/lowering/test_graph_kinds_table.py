@@ -24,7 +24,8 @@ def test_every_kind_is_complete() -> None:
         for N in (1, 2, 5, 9):
             mask = kind.mask(N)
             assert mask.shape == (N, N) and mask.dtype == bool
-            assert (mask == mask.T).all() and mask.diagonal().all()
+            assert (mask == mask.T).all() != (kind.directed and N > 2)
+            assert mask.diagonal().all()
             assert mask.sum() == N * N if kind.edges == "N^2" else mask.sum() <= 3 * N
             if kind.hub is not None:
                 assert mask[kind.hub].all()
@@ -33,7 +34,8 @@ def test_every_kind_is_complete() -> None:
 def test_the_grammar_and_the_ir_name_the_table_kinds() -> None:
     grammar = (ROOT / "algspec" / "language" / "grammar.lark").read_text()
     line = next(ln for ln in grammar.splitlines() if ln.startswith("!graph_kind:"))
-    assert set(re.findall(r'"(\w+)"', line)) == set(GRAPH_KINDS)
+    spelled = {" ".join(re.findall(r'"(\w+)"', alt)) for alt in line.split(":", 1)[1].split("|")}
+    assert spelled == set(GRAPH_KINDS)
     literal = typing.get_args(ir.Graph.model_fields["kind"].annotation)
     assert set(literal) == set(GRAPH_KINDS) | {INPUT_KIND}
 
@@ -52,9 +54,26 @@ def test_the_numpy_mask_is_the_adj_input_the_ir_mask_gives(name: str) -> None:
 
 def test_each_kind_joins_the_offsets_its_mask_joins() -> None:
     """`joins_offset(c)` (lint's L107, the edges efficiency counts) is the mask's word on
-    whether every node v is joined to v + c, at every size from 3 nodes on."""
+    whether every node v is joined to v + c (in either direction: a processor reads over
+    `incoming` and `outgoing`), at every size from 3 nodes on."""
     for kind in GRAPH_KINDS.values():
         for c in range(-9, 10):
-            joined = [all(kind.mask(N)[v, v + c] for v in range(N) if 0 <= v + c < N)
+            joined = [all((kind.mask(N) | kind.mask(N).T)[v, v + c]
+                          for v in range(N) if 0 <= v + c < N)
                       for N in range(max(3, abs(c) + 2), 12)]
             assert set(joined) == {kind.joins_offset(c)}, (kind.name, c)
+
+
+@pytest.mark.parametrize("N", [1, 2, 3, 6])
+def test_the_ring_joins_each_node_to_its_successor_mod_n(N: int) -> None:
+    """`ring directed` has the edges i -> i + 1 mod N (N of them, plus self-loops as every
+    kind); `ring` has them both ways (2N, where N > 2)."""
+    directed, ring = GRAPH_KINDS["ring directed"].mask(N), GRAPH_KINDS["ring"].mask(N)
+    i = np.arange(N)
+    succ = np.zeros((N, N), bool)
+    succ[i, (i + 1) % N] = True
+    np.testing.assert_array_equal(directed, succ | np.eye(N, dtype=bool))
+    np.testing.assert_array_equal(ring, succ | succ.T | np.eye(N, dtype=bool))
+    if N > 2:
+        assert (directed & ~np.eye(N, dtype=bool)).sum() == N
+        assert (ring & ~np.eye(N, dtype=bool)).sum() == 2 * N

@@ -332,9 +332,9 @@ def test_a_library_is_linted_alone_but_not_loaded_as_an_algorithm(tmp_path: Path
     assert [d.code for d in lint_source(bad.read_text(), str(bad))] == ["E703"]
 
 
-def test_readme_procedure_example_sorts() -> None:
-    text = (ROOT / "README.md").read_text()
-    section = text[text.index("#### Procedures, recursion and includes"):]
+def test_language_doc_procedure_example_sorts() -> None:
+    text = (ROOT / "docs" / "language.md").read_text()
+    section = text[text.index("## Procedures, recursion and includes"):]
     block = section.split("```")[1]
     alg = algspec.load_source(H + "input node key: scalar ~ uniform()\n"
                               "state node a: float = key\noutput node out: scalar = a\n" + block)

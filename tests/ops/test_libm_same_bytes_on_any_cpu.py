@@ -110,8 +110,9 @@ def test_shapes_broadcast_and_float32_stays_float32():
 
 
 # Ops whose float value IEEE 754 rounds exactly (one correctly rounded operation, or an
-# exact one): numpy's kernel cannot differ between CPUs for these.
-EXACT = {"-", "+", "*", "/", "//", "%", "abs", "floor", "ceil", "int", "float", "sqrt", "min",
+# exact one): numpy's kernel cannot differ between CPUs for these. `rand_int` is integer
+# arithmetic only (algspec/op_rand_int.py).
+EXACT = {"rand_int", "-", "+", "*", "/", "//", "%", "abs", "floor", "ceil", "int", "float", "sqrt", "min",
          "max", "<", "<=", ">", ">=", "==", "!=", "not", "and", "or", "~", "|", "^", "&", "<<",
          ">>", "pow2ceil"}
 

@@ -417,5 +417,24 @@ def int_prefix(val, n, N):
     return {"ps": ps.astype(float), "half": (ps // 2).astype(float), "mod3": ps % 3}
 
 
+def quicksort_rand(key, n, N):
+    """Whatever pivots `rand_int` draws, the keys end sorted (ties by index: Lomuto's `<=`
+    keeps no order, so the keys are distinct, as `uniform()` draws them)."""
+    return {"pred": chain(sorted(range(n), key=lambda i: key[i]))}
+
+
+def ring_leader(key, n, N):
+    """Chang-Roberts on a unidirectional ring, message by message: the largest key's owner."""
+    alive = list(range(n))  # the owners of the keys still travelling
+    pos = list(range(n))  # where each travelling key is
+    leader = 0 if n == 1 else None
+    while n > 1 and leader is None:
+        moved = [(o, (p + 1) % n) for o, p in zip(alive, pos)]
+        alive = [o for o, p in moved if key[o] > key[p]]
+        pos = [p for o, p in moved if key[o] > key[p]]
+        leader = next((o for o, p in moved if p == o), None)
+    return {"leader": np.eye(n)[leader]}
+
+
 REFERENCES = {k: v for k, v in globals().items()
               if callable(v) and not k.startswith("_") and k not in {"chain", "cls"}}

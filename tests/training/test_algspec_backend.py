@@ -17,13 +17,27 @@ ROOT = Path(__file__).resolve().parents[2]
 RUN = textwrap.dedent("""
     import importlib.abc, json, sys
 
-    class Refuse(importlib.abc.MetaPathFinder):  # an install without dm-clrs and TensorFlow
+    class Hide(importlib.abc.MetaPathFinder):  # an install without dm-clrs and TensorFlow:
+        # no finder knows them, so `import` fails and `importlib.util.find_spec` says None
+        # (etils asks it before JAX opens its persistent compilation cache; an error there
+        # would turn the cache off)
+        def __init__(self, finders):
+            self.finders = finders
+
         def find_spec(self, name, path=None, target=None):
             if name.split(".")[0] in ("tensorflow", "clrs"):
-                raise ImportError(f"{name} is not installed here")
+                return None
+            for finder in self.finders:
+                spec = getattr(finder, "find_spec", lambda *a: None)(name, path, target)
+                if spec is not None:
+                    return spec
             return None
 
-    sys.meta_path.insert(0, Refuse())
+        def invalidate_caches(self):
+            for finder in self.finders:
+                getattr(finder, "invalidate_caches", lambda: None)()
+
+    sys.meta_path[:] = [Hide(list(sys.meta_path))]
     from algspec.training.config import TrainConfig
     from algspec.training.trainer import evaluate_run, train
     config = TrainConfig(algorithm=sys.argv[1], processor="mpnn", hidden=8, steps=3,

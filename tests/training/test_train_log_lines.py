@@ -9,20 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from algspec.cli import app
-
-# Not a shipped program: every item above a shared cut, one round, no hints.
-FIRST_ABOVE = """\
-algorithm first_above
-nodes n
-graph empty
-
-input  node  key: scalar ~ sorted_uniform(low = 0.0, high = 1.0)
-input  graph cut: scalar ~ uniform_scalar(low = 0.0, high = 1.0)
-output node  above: mask
-
-record
-forall v { above[v] = key[v] > cut }
-"""
+from tests.support.small_programs import FIRST_ABOVE
 
 TINY = ["--hidden", "4", "--steps", "3", "--eval-every", "2", "--batch-size", "2",
         "--train-sizes", "4", "--val-size", "4", "--test-size", "4", "--train-samples", "2",

@@ -1,0 +1,46 @@
+"""Small `.alg` programs (none of them shipped in algorithms/) that several test modules
+run: one copy of each text, so a change to the language updates them all."""
+
+from __future__ import annotations
+
+# Hillis-Steele prefix maximum: round k reads the node 2^k places to the left, so it needs
+# `graph complete`; `{graph}` is the declared interconnection graph (str.format).
+HILLIS_STEELE = """algorithm prefix_max
+nodes n
+graph {graph}
+
+input  node  x: scalar ~ uniform(low = 0.0, high = 1.0)
+hint   node  cur: scalar := x
+output node  best: scalar = cur
+state  graph d: int = 1
+
+record
+while d < n bound ceil(log2(n)) {{
+    forall v where v >= d {{ cur[v] = max(cur[v], cur[v - d]) }}
+    d = d * 2
+    record
+}}
+"""
+
+# Every item above a shared cut: one round, no hints; trains and runs in a blink.
+FIRST_ABOVE = """\
+algorithm first_above
+nodes n
+graph empty
+
+input  node  key: scalar ~ sorted_uniform(low = 0.0, high = 1.0)
+input  graph cut: scalar ~ uniform_scalar(low = 0.0, high = 1.0)
+output node  above: mask
+
+record
+forall v { above[v] = key[v] > cut }
+"""
+
+# Two inputs that are views of private draws (dm-clrs's `s`/`f`): they read nothing recorded.
+STAND_IN_HEAD = """nodes n
+graph complete
+private node a: float ~ uniform()
+private node b: float ~ uniform()
+input node s: scalar = min(a, b)
+input node f: scalar = max(a, b)
+"""
