@@ -191,6 +191,20 @@ def test_shipped_grids_parse(name: str) -> None:
             2000, 32, (4, 7, 11, 13, 16), 16, 64)
 
 
+def test_the_gpu_window_grid_is_the_papers_sorting_and_scc_rows() -> None:
+    """experiments/paper-sorting-scc.yaml (what `scripts/gpu-window` runs) is paper.yaml's
+    protocol, restricted to Sorting and SCC at hidden 128 on algspec's backend."""
+    paper = plan(load_grid(ROOT / "experiments" / "paper.yaml"), Path("/tmp/x"))
+    gpu = plan(load_grid(ROOT / "experiments" / "paper-sorting-scc.yaml"), Path("/tmp/x"))
+    rows = {"bubble_sort", "oets", "kosaraju", "dcsc"}
+    want = {r.dir.name: r.config.to_dict() for r in paper
+            if r.config.hidden == 128 and Path(r.config.algorithm).stem in rows}
+    got = {r.dir.name: r.config.to_dict() for r in gpu}
+    assert len(got) == 48 and set(got) == set(want)
+    for name, cfg in got.items():
+        assert cfg == {**want[name], "backend": "algspec"}, name
+
+
 # --- variants (the parallel-search gap) ---------------------------------------------------
 
 
