@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.setup_sandbox import setup_sandbox
 
 # Stands in for .venv/bin/python: `-m pip install -e` emits, through Python's warnings
 # machinery and the environment scripts/setup gives it, the build backend's two kinds of
@@ -32,14 +32,7 @@ exec {python} "$@"
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 def test_setup_silences_only_the_editable_install_banner(tmp_path: Path) -> None:
-    (tmp_path / "scripts").mkdir()
-    shutil.copy(ROOT / "scripts" / "setup", tmp_path / "scripts" / "setup")
-    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
-    venv_bin = tmp_path / ".venv" / "bin"
-    venv_bin.mkdir(parents=True)
-    fake = venv_bin / "python"
-    fake.write_text(FAKE_PYTHON.format(python=sys.executable))
-    fake.chmod(0o755)
+    setup_sandbox(tmp_path, FAKE_PYTHON)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"}
     r = subprocess.run(["bash", str(tmp_path / "scripts" / "setup")], cwd=tmp_path,
                        capture_output=True, text=True, timeout=60,

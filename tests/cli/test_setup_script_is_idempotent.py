@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.setup_sandbox import setup_sandbox
 
 # Stands in for .venv/bin/python: logs pip calls, installs an `algspec` script, and runs
 # the real interpreter for anything else (the stamp's hash).
@@ -28,14 +28,7 @@ exec {python} "$@"
 def test_setup_is_a_no_op_until_pyproject_changes(tmp_path: Path) -> None:
     import sys
 
-    (tmp_path / "scripts").mkdir()
-    shutil.copy(ROOT / "scripts" / "setup", tmp_path / "scripts" / "setup")
-    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
-    venv_bin = tmp_path / ".venv" / "bin"
-    venv_bin.mkdir(parents=True)
-    fake = venv_bin / "python"
-    fake.write_text(FAKE_PYTHON.format(python=sys.executable))
-    fake.chmod(0o755)
+    setup_sandbox(tmp_path, FAKE_PYTHON)
 
     def setup() -> subprocess.CompletedProcess:
         return subprocess.run(["bash", str(tmp_path / "scripts" / "setup")], cwd=tmp_path,
