@@ -10,6 +10,7 @@ estimate; anything smaller runs as before.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import Any
@@ -33,14 +34,12 @@ def available_bytes() -> int | None:
             avail = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
         except (ValueError, OSError, AttributeError):
             avail = None
-    try:
+    with contextlib.suppress(OSError, ValueError):  # no cgroup v2 limit: none applies
         limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
         used = int(Path("/sys/fs/cgroup/memory.current").read_text().strip())
         if limit.isdigit():
             left = max(0, int(limit) - used)
             avail = left if avail is None else min(avail, left)
-    except (OSError, ValueError):
-        pass
     return avail
 
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import json
 import os
 import secrets
 import shutil
@@ -262,11 +261,6 @@ def write_text(path: str | os.PathLike[str], text: str, overwrite: bool = True) 
     return resolve(path)
 
 
-def write_json(path: str | os.PathLike[str], obj: Any, overwrite: bool = True) -> Path:
-    """Write JSON (indented, keys sorted) whole or not at all."""
-    return write_text(path, json.dumps(obj, indent=2, sort_keys=True) + "\n", overwrite)
-
-
 @contextlib.contextmanager
 def temp_dir_for(path: str | os.PathLike[str]) -> Iterator[Path]:
     """A fresh temporary folder beside `path` (removed if the block fails or does not
@@ -358,12 +352,13 @@ class Claim:
         self.lock_path = lock_path
         self._fd = fd
 
-    def release(self, remove_lock: bool = True) -> None:
+    def release(self) -> None:
+        """Remove the lock file, then let go of it (`acquire` checks that the file it
+        locked is still the one at the path, so a waiter never holds an unlinked lock)."""
         if self._fd < 0:
             return
-        if remove_lock:
-            with contextlib.suppress(OSError):
-                os.unlink(self.lock_path)
+        with contextlib.suppress(OSError):
+            os.unlink(self.lock_path)
         with contextlib.suppress(OSError):
             os.close(self._fd)
         self._fd = -1

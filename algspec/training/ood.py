@@ -12,6 +12,7 @@ written from the cells at the end.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import resource
 import sys
@@ -119,13 +120,10 @@ def _host_peak(resettable: bool) -> dict[str, Any]:
 def peak_rss_gb() -> float | None:
     """The resident-memory peak since the last `reset_peak_rss` (VmHWM), in GB; None
     where /proc does not report it."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 2**20  # kB
-    except (OSError, ValueError, IndexError):
-        pass
+    with contextlib.suppress(OSError, ValueError, IndexError), open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 2**20  # kB
     return None
 
 

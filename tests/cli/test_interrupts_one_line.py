@@ -48,7 +48,7 @@ def test_an_exception_while_an_interrupt_is_pending_is_the_interrupt() -> None:
     guard = DeferredInterrupt("the step")
 
     class JaxRuntimeError(RuntimeError):
-        pass
+        """Stands in for jax's error when XLA's compiler is killed by the same Ctrl-C."""
 
     with pytest.raises(KeyboardInterrupt) as stop, guard.hold():
         _sigint()

@@ -11,7 +11,8 @@ from algspec.training import ood
 
 def test_a_small_cell_after_a_large_one_shows_its_own_peak() -> None:
     if not ood.reset_peak_rss():
-        pytest.skip("this system cannot reset the resident-memory peak")
+        pytest.skip("this kernel cannot reset the resident-memory peak (/proc/self/clear_refs); "
+                    "there a cell shows the process peak, marked so (the next test)")
     big = np.ones(400 * 2**20 // 8)  # 400 MB resident, as a large cell's test set
     large_peak = ood.peak_rss_gb()
     assert large_peak > 0.35
