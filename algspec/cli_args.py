@@ -8,7 +8,7 @@ import shlex
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 from typing import Any
@@ -16,6 +16,13 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
+from algspec.interrupts import (
+    IGNORING,
+    INTERRUPT,
+    INTERRUPTED,
+    caused_by_interrupt,
+    clear_terminal_line,
+)
 from algspec.output_files import OutputError
 
 try:  # typer >= 0.20 parses with its own copy of click, whose exceptions these are
@@ -100,19 +107,6 @@ class OneLineErrors(TyperGroup):
         sys.exit(rv if isinstance(rv, int) else 0)
 
 
-INTERRUPTED = 130  # the shell's exit status for a process stopped by SIGINT
-
-
-class _InterruptState:
-    """Whether SIGINT came during this command, and whether its one line was printed."""
-
-    seen = False
-    reported = False
-
-
-INTERRUPT = _InterruptState()
-
-
 def _record_sigint(signum: int, frame: FrameType | None) -> None:
     INTERRUPT.seen = True
     raise KeyboardInterrupt
@@ -124,7 +118,6 @@ def recording_sigint() -> Iterator[None]:
     it into another exception on its way up (pydantic's schema builder raises SchemaError,
     an import an ImportError) is still told apart from a bug in algspec."""
     INTERRUPT.seen = INTERRUPT.reported = False
-    from algspec.interrupts import IGNORING
     IGNORING.on = False
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -135,18 +128,6 @@ def recording_sigint() -> Iterator[None]:
     finally:
         # the command's results are written: the console script ignores Ctrl-C to its exit
         signal.signal(signal.SIGINT, signal.SIG_IGN if IGNORING.on else previous)
-
-
-def caused_by_interrupt(exc: BaseException) -> bool:
-    """True when `exc` is, wraps or followed a Ctrl-C (see `recording_sigint`)."""
-    seen: set[int] = set()
-    e: BaseException | None = exc
-    while e is not None and id(e) not in seen:
-        if isinstance(e, KeyboardInterrupt):
-            return True
-        seen.add(id(e))
-        e = e.__cause__ or e.__context__
-    return INTERRUPT.seen
 
 
 def command_line(argv: list[str]) -> str:
@@ -271,3 +252,21 @@ def load_or_exit(path):
     except AlgError as e:
         print(render(e.diagnostics, "concise"), file=sys.stderr)
         raise typer.Exit(1) from None
+
+
+@contextmanager
+def reported(describe: Callable[[KeyboardInterrupt | None], str]) -> Iterator[None]:
+    """Run a command's work; a Ctrl-C (or an exception it caused: `caused_by_interrupt`)
+    prints `interrupted: {describe(exc)}` and exits with status 130."""
+    try:
+        yield
+    except KeyboardInterrupt as exc:
+        clear_terminal_line()
+        raise interrupted(describe(exc)) from None
+    except typer.Exit:
+        raise
+    except Exception as exc:
+        if not caused_by_interrupt(exc):
+            raise
+        clear_terminal_line()
+        raise interrupted(describe(None)) from None

@@ -7,7 +7,8 @@ Two pieces, used by `train`, `eval`, `experiment` and the sampling commands:
   point (`check()`, or the end of the outermost `hold()`). An exception raised
   while an interrupt is pending (a compiler subprocess killed by the same
   Ctrl-C: `JaxRuntimeError: ptxas exited ...`) is the interrupt, not a failure.
-- `reported(describe)` turns a Ctrl-C (or an exception it caused) into the
+- `caused_by_interrupt(exc)` tells an exception that a Ctrl-C caused (a library
+  wrapped it) from a bug; the CLI's `cli_args.reported` turns either into the
   command's one `interrupted: ...` line and exit status 130.
 
 `ignore_from_now()` is for the moment a command's results are written: a
@@ -28,6 +29,29 @@ from types import FrameType
 INTERRUPTED = 130  # the shell's exit status for a process stopped by SIGINT
 
 
+class _InterruptState:
+    """Whether SIGINT came during this command, and whether its one line was printed."""
+
+    seen = False
+    reported = False
+
+
+INTERRUPT = _InterruptState()
+
+
+def caused_by_interrupt(exc: BaseException) -> bool:
+    """True when `exc` is, wraps or followed a Ctrl-C (`cli_args.recording_sigint` and
+    `DeferredInterrupt` remember one that came)."""
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        if isinstance(e, KeyboardInterrupt):
+            return True
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    return INTERRUPT.seen
+
+
 class _Ignoring:
     """Whether Ctrl-C is ignored until the process exits (see `ignore_from_now`)."""
 
@@ -46,10 +70,8 @@ def ignore_from_now() -> None:
 
 
 def _mark_seen() -> None:
-    """Tell the CLI's recorder that a Ctrl-C came (it tells wrapped interrupts from bugs)."""
-    cli_args = sys.modules.get("algspec.cli_args")
-    if cli_args is not None:
-        cli_args.INTERRUPT.seen = True
+    """Remember that a Ctrl-C came (`caused_by_interrupt` tells wrapped interrupts from bugs)."""
+    INTERRUPT.seen = True
 
 
 def clear_terminal_line(stream=None) -> None:
@@ -128,25 +150,3 @@ class DeferredInterrupt:
         if self.pending:
             self.pending = False
             raise KeyboardInterrupt
-
-
-@contextlib.contextmanager
-def reported(describe: Callable[[KeyboardInterrupt | None], str]) -> Iterator[None]:
-    """Run a command's work; a Ctrl-C (or an exception it caused: `caused_by_interrupt`)
-    prints `interrupted: {describe(exc)}` and exits with status 130."""
-    import typer
-
-    from algspec.cli_args import caused_by_interrupt, interrupted
-
-    try:
-        yield
-    except KeyboardInterrupt as exc:
-        clear_terminal_line()
-        raise interrupted(describe(exc)) from None
-    except typer.Exit:
-        raise
-    except Exception as exc:
-        if not caused_by_interrupt(exc):
-            raise
-        clear_terminal_line()
-        raise interrupted(describe(None)) from None

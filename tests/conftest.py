@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shutil
 import socket
 import subprocess
@@ -16,31 +15,36 @@ from pathlib import Path
 
 import pytest
 
-# What a test module reads, by what its source names: `-m "not clrs"` runs without dm-clrs
-# (and TensorFlow), `-m "not jax"` without JAX models; `-m "not slow and not clrs and not
-# jax"` is the fast core loop (language, lowering, interpreter, efficiency, lint, text).
-USES = {
-    "clrs": re.compile(r"\bclrs\._src\b|^\s*(import|from) clrs\b|importorskip\(\"clrs|"
-                       r"algspec\.clrs_bridge|to_clrs\b|BaselineModel", re.MULTILINE),
-    "jax": re.compile(r"^\s*(import|from) (jax|haiku|optax)\b|importorskip\(\"jax|"
-                      r"algspec\.nn\b|algspec\.training\.(trainer|backends|data)\b|"
-                      r"\"train\"|\balgspec train\b", re.MULTILINE),
+# The pipeline stage of each test folder: `-m core` (or `scripts/test core`) is the fast
+# loop from the language to lint, text and sampling, without JAX models or dm-clrs's
+# processors; `nn`, `training` and `clrs_bridge` are the stages after it. Every folder of
+# tests/ is listed (tests/docs/test_test_stages.py checks it), so a new folder says its stage.
+STAGES = {
+    "api": "core", "cli": "core", "corpus": "core", "diagnostics": "core", "docs": "core",
+    "efficiency": "core", "generators": "core", "interp": "core", "language": "core",
+    "lint": "core", "lowering": "core", "ops": "core", "output": "core", "programs": "core",
+    "sampling": "core", "text": "core",
+    "clrs_bridge": "clrs_bridge",
+    "nn": "nn",
+    "training": "training",
 }
+TESTS = Path(__file__).resolve().parent
+
+
+def stage_of(path: Path) -> str:
+    """The stage of a test file: its folder's entry in `STAGES` (a file directly under
+    tests/ is core)."""
+    relative = Path(path).resolve().relative_to(TESTS)
+    return STAGES[relative.parts[0]] if len(relative.parts) > 1 else "core"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark each test with what its module uses (`USES`), then put modules with slow tests
-    first: with several workers, a long test started last would leave the others idle
-    while it finishes. A module's tests stay together and in order, so its module-scoped
-    fixtures (a trained run) are built once, not again after another module's tests."""
-    sources: dict[str, str] = {}
+    """Mark each test with its folder's stage, then put modules with slow tests first:
+    with several workers, a long test started last would leave the others idle while it
+    finishes. A module's tests stay together and in order, so its module-scoped fixtures
+    (a trained run) are built once, not again after another module's tests."""
     for item in items:
-        path = str(item.path)
-        if path not in sources:
-            sources[path] = Path(path).read_text(encoding="utf-8", errors="replace")
-        for marker, pattern in USES.items():
-            if pattern.search(sources[path]):
-                item.add_marker(marker)
+        item.add_marker(stage_of(item.path))
     has_slow = {item.module for item in items if item.get_closest_marker("slow") is not None}
     items.sort(key=lambda item: item.module not in has_slow)
 
@@ -49,8 +53,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def _jax_compile_cache(request: pytest.FixtureRequest) -> None:
     """A test that uses JAX compiles through the persistent cache that `algspec train` uses
     (`algspec.training.data.setup_jax`), whichever test of its worker came first: a test
-    that builds dm-clrs's model directly otherwise compiles it again on every run."""
-    if request.node.get_closest_marker("jax") is not None:
+    that builds dm-clrs's model directly otherwise compiles it again on every run. The
+    model stages set it up first; elsewhere it is set up once a module has imported JAX."""
+    if stage_of(request.node.path) in ("nn", "training") or "jax" in sys.modules:
         from algspec.training.data import setup_jax
 
         setup_jax()

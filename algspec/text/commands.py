@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from algspec.cli_args import check_out_folder, fail, interrupted, parse_params, progress_wanted
+from algspec.cli_args import check_out_folder, fail, parse_params, progress_wanted
 
 
 def text_command(
@@ -93,10 +93,13 @@ def text_command(
              "--seed", str(seed), "--out", str(out), *(["--hints"] if hints else []),
              *(["--decimals", str(decimals)] if decimals is not None else []),
              *(["--format", format_] if format_ != "jsonl" else [])]
+    from algspec.cli_args import reported
     from algspec.memory_budget import TooLarge
+    stopped = (f"writing {num} text records of {alg.name} stopped; nothing was written to "
+               f"{target}; run `{shlex.join(words)}` again")
     try:
         # Held for the whole run: a second `text` into the same target fails at once.
-        with claim(target):
+        with reported(lambda _: stopped), claim(target):
             records = text_records(alg, length, num, seed, hints=hints, decimals=decimals,
                                    progress=None if bar is None else (lambda _: bar.update(1)),
                                    **params)
@@ -106,9 +109,6 @@ def text_command(
         raise fail(str(e), 1) from None
     except OSError as e:  # a write that failed part way (a full disk): nothing was kept
         raise fail(f"cannot write {target}: {e.strerror or e}", 1) from None
-    except KeyboardInterrupt:
-        raise interrupted(f"writing {num} text records of {alg.name} stopped; nothing was "
-                          f"written to {target}; run `{shlex.join(words)}` again") from None
     except RuntimeFault as f:
         print(f.diagnostic.concise_block(), file=sys.stderr)
         raise typer.Exit(1) from None

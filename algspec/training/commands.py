@@ -18,7 +18,6 @@ import typer
 from algspec.cli_args import (
     caused_by_interrupt,
     check_out_folder,
-    interrupted,
     parse_params,
     progress_wanted,
     split_legacy_processor,
@@ -174,7 +173,8 @@ def train_command(
     if is_algorithm_file_name(algorithm) or Path(algorithm).is_file():
         _check_alg(Path(algorithm), config.generator_params)
 
-    from algspec.interrupts import ignore_from_now, reported
+    from algspec.cli_args import reported
+    from algspec.interrupts import ignore_from_now
     from algspec.output_files import OutputError
     from algspec.training.data import SourceError
     from algspec.training.metrics import score_text
@@ -264,7 +264,7 @@ def eval_command(
     size = f" at n={test_size}" if test_size else ""
     stopped = (f"eval of {run_dir}{size} stopped before it finished; nothing was written "
                f"(the run folder is unchanged); run `{shlex.join(words)}` again to start over")
-    from algspec.interrupts import reported
+    from algspec.cli_args import reported
 
     with reported(lambda _: stopped):
         try:
@@ -309,7 +309,7 @@ def _eval_sweep(run_dir: Path, sizes_text: str | None, family_text: str | None,
         words += [flag, str(value)] if value is not None else []
     stopped = (f"the sweep stopped; the cells it finished are kept in {folder / 'cells'}; "
                f"run `{shlex.join(words)}` again to test the rest")
-    from algspec.interrupts import reported
+    from algspec.cli_args import reported
 
     with reported(lambda _: stopped):
         try:
@@ -408,31 +408,32 @@ def experiment_command(
     if not dry_run:
         from algspec.output_files import check_target
         check_target(out, "dir", allow_nonempty_dir=True)  # a file there: one line
-    try:
-        if dry_run:
-            _dry_run(grid, out, only)
-            return
-        if report_only:
-            if not (out / "runs").is_dir():
-                raise GridError(f"no runs to report in {out} (train them first, without "
-                                "--report-only)")
-            report = write_report(grid, out, keep_record=True)
-        else:
-            if address and launcher != "ray":
-                raise GridError("--address needs --launcher ray")
-            report = run_grid(grid, out, progress=progress_wanted(progress), jobs=jobs,
-                              launcher=launcher, address=address, retries=retries,
-                              gpus_per_run=gpus_per_run, only=only,
-                              checkpoint_every=checkpoint_every)
-    except KeyboardInterrupt:
-        from algspec.interrupts import clear_terminal_line
+    from algspec.cli_args import reported
 
-        clear_terminal_line()
+    def stopped(_: KeyboardInterrupt | None) -> str:
         resume = _experiment_command_line(grid_file, out, jobs, launcher, address, retries,
                                           gpus_per_run, only)
         if checkpoint_every is not None:
             resume += f" --checkpoint-every {checkpoint_every}"
-        raise interrupted(_grid_stopped(grid, plan(grid, out), resume)) from None
+        return _grid_stopped(grid, plan(grid, out), resume)
+
+    try:
+        with reported(stopped):
+            if dry_run:
+                _dry_run(grid, out, only)
+                return
+            if report_only:
+                if not (out / "runs").is_dir():
+                    raise GridError(f"no runs to report in {out} (train them first, "
+                                    "without --report-only)")
+                report = write_report(grid, out, keep_record=True)
+            else:
+                if address and launcher != "ray":
+                    raise GridError("--address needs --launcher ray")
+                report = run_grid(grid, out, progress=progress_wanted(progress), jobs=jobs,
+                                  launcher=launcher, address=address, retries=retries,
+                                  gpus_per_run=gpus_per_run, only=only,
+                                  checkpoint_every=checkpoint_every)
     except GridError as exc:
         raise _fail(str(exc)) from None
     from algspec.interrupts import ignore_from_now

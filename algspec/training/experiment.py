@@ -177,7 +177,7 @@ def _run_here(todo: list[RunSpec], train_fn: Callable[..., dict] | None, progres
     because another process holds their folder, one line each. A run found finished when
     its turn comes (another process did it) is kept as it is. An exception raised because
     of a Ctrl-C (a compiler killed by it) stops the grid as the Ctrl-C does."""
-    from algspec.cli_args import caused_by_interrupt
+    from algspec.interrupts import caused_by_interrupt
     from algspec.output_files import OutputBusy
 
     if train_fn is None:

@@ -91,6 +91,17 @@ def test_sample_leaves_nothing_and_says_how_to_start_over(
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
+def test_text_leaves_nothing_and_says_how_to_start_over(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("algspec.text.records.text_records", _raise_interrupt)
+    out = tmp_path / "t.jsonl"
+    one_interrupt_line(invoke("text", SEARCH, "-n", 8, "-k", 5, "--out", out),
+                       "writing 5 text records of parallel_search stopped",
+                       "nothing was written to",
+                       f"`algspec text {SEARCH} --length 8 --num 5 --seed 0 --out {out}`")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
 def test_train_interrupted_then_eval_says_unfinished(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from algspec.training import trainer

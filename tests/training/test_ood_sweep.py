@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from algspec.training.commands import register
 
-pytestmark = [pytest.mark.slow, pytest.mark.jax]
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 BFS = str(ROOT / "algorithms" / "clrs" / "bfs.alg")
