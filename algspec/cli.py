@@ -137,6 +137,8 @@ def compile(
     static = analyse(alg.ir)
     g = alg.ir.graph
     graph = g.kind if g.kind != "input" else f"input `{g.input}`"
+    from algspec.interp.mode import describe as describe_mode
+    mode, mode_why = describe_mode(alg.ir)
     if as_json:
         print(json.dumps({
             "name": alg.name, "path": str(file), "spec_hash": alg.spec_hash(),
@@ -145,6 +147,7 @@ def compile(
             "generators": {k: {a: jsonable(b) for a, b in v.items()}  # `p = 2.0 / n` as text
                            for k, v in alg.generator_params(**params).items()},
             "lengths": lengths,
+            "interpreter_mode": {"mode": mode, "reason": mode_why},
             # `efficiency --static --json`'s keys and values; the four long names are
             # deprecated aliases of T, c, eta and epsilon, kept for existing readers.
             "static": {**static.json_dict(),
@@ -157,6 +160,7 @@ def compile(
     print(f"interconnection graph: {graph}"
           + (f"  (edge-mask input `{g.mask_name}`)" if g.mask_name else
              "  (complete: no edge-mask input, as in CLRS)"))
+    print(f"interpreter mode: {mode}: {mode_why}")
     print("spec:")
     width = max(len(k) for k in alg.spec)
     for name, (stage, loc, t) in alg.spec.items():
@@ -183,10 +187,20 @@ def sample(
     progress: Annotated[bool, typer.Option(
         help="Show progress (samples drawn, arrays written) on stderr when it is a terminal."
     )] = True,
+    jobs: Annotated[int, typer.Option(
+        "--jobs", "-j", min=1, help="Processes (with --launcher ray: Ray tasks) drawing the "
+        "set side by side; the files are the same bytes for any number.")] = 1,
+    launcher: Annotated[str, typer.Option(
+        help="local (processes on this machine) or ray (a Ray cluster: --address, else a "
+        "local one).")] = "local",
+    address: Annotated[str | None, typer.Option(
+        help="Ray cluster address (e.g. auto, ray://head:10001) [default: start a local one].")
+    ] = None,
 ) -> None:
     """Write K samples of size N as .npz with a manifest (reproducible byte for byte)."""
     if length < 1 or num < 1:
         raise fail("--length and --num must be positive")
+    _check_sample_launcher(launcher, address)
     alg = load_or_exit(file)  # the input's mistakes first, then the output's
     check_out_folder(out)
     if out.is_dir() and any(out.iterdir()) and not overwrite:
@@ -201,21 +215,29 @@ def sample(
              "--seed", str(seed), "--out", str(out), *(["--overwrite"] if overwrite else [])]
     for item in param or []:
         words += ["--param", item]
+    words += ["--jobs", str(jobs)] if jobs != 1 else []
+    words += ["--launcher", launcher] if launcher != "local" else []
+    words += ["--address", address] if address else []
     from algspec.memory_budget import TooLarge
     from algspec.output_files import check_target, claim
+    from algspec.sample_jobs import SampleJobsError
     check_target(out, "dir", overwrite=overwrite)  # a device, an unwritable parent: one line
     try:
         # Held for the whole run: a second `sample` into the same --out fails at once.
         with claim(out), _SampleProgress(progress_wanted(progress), num, out) as bar:
             path = export(alg, out, length, num, seed, params, overwrite=overwrite,
-                          progress=bar.update)
+                          progress=bar.update, jobs=jobs, launcher=launcher, address=address)
     except TooLarge as e:  # known from the first chunk: nothing was written
+        raise fail(str(e), 1) from None
+    except SampleJobsError as e:  # a worker died, Ray cannot run: nothing was written
         raise fail(str(e), 1) from None
     except KeyboardInterrupt:
         left = ("the earlier dataset there is untouched" if out.is_dir() and any(out.iterdir())
                 else f"nothing was written to {out}")
-        raise interrupted(f"sampling {num} samples of {alg.name} at n={length} stopped; "
-                          f"{left}; run `{shlex.join(words)}` again to start over") from None
+        drawn = f" after {bar.drawn} of {num} were drawn" if bar.drawn < num else ""
+        raise interrupted(f"sampling {num} samples of {alg.name} at n={length} stopped"
+                          f"{drawn}; {left}; run `{shlex.join(words)}` again to start "
+                          "over") from None
     except RuntimeFault as f:
         print(f.diagnostic.concise_block(), file=sys.stderr)
         raise typer.Exit(1) from None
@@ -229,14 +251,29 @@ def sample(
     print(f"wrote {num} samples of {alg.name} at n={length} to {path}")
 
 
+def _check_sample_launcher(launcher: str, address: str | None) -> None:
+    """`sample --launcher/--address` mistakes, before anything is compiled or drawn."""
+    if launcher not in ("local", "ray"):
+        raise fail(f"unknown launcher {launcher!r}; use local or ray")
+    if address and launcher != "ray":
+        raise fail("--address needs --launcher ray")
+    if launcher == "ray":
+        try:
+            import ray  # noqa: F401 - only asked whether it is there
+        except ImportError:
+            raise fail("--launcher ray needs ray: pip install -e '.[grid]'") from None
+
+
 class _SampleProgress:
     """`algspec sample`'s progress on stderr: a bar over the samples drawn, then one over
-    the arrays compressed into samples.npz (both can take minutes for long hints)."""
+    the arrays compressed into samples.npz (both can take minutes for long hints).
+    `drawn` counts the samples drawn so far, shown or not (what a Ctrl-C stopped)."""
 
     def __init__(self, enabled: bool, num: int, out: Path) -> None:
         self.enabled, self.num, self.out = enabled, num, out
         self.bar: Any = None
         self.stage = ""
+        self.drawn = 0
 
     def __enter__(self) -> Self:
         return self
@@ -247,6 +284,8 @@ class _SampleProgress:
 
     def update(self, stage: str, done: int, total: int) -> None:
         """The `algspec.dataset.Progress` callback."""
+        if stage == "sampling":
+            self.drawn = done
         if not self.enabled:
             return
         if stage != self.stage:

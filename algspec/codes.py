@@ -62,7 +62,8 @@ _ALL = [
     _c("E104", _E, "checks", "unknown generator",
        "No generator of that name, or it makes data at another location."),
     _c("E105", _E, "checks", "bad generator parameters",
-       "Unknown, repeated, non-constant or out-of-range generator parameters, or a misplaced `pad`."),
+       "Unknown, repeated, non-constant or out-of-range generator parameters, a name outside "
+       "its parameter's table (`erdos_renyi(family = delanay)`), or a misplaced `pad`."),
     _c("E106", _E, "checks", "input without a generator or a definition",
        "Every input needs `~ generator(...)` or `= expr`; only inputs are generated."),
     _c("E107", _E, "checks", "derived data refers to something it cannot",
@@ -164,9 +165,10 @@ _ALL = [
        "`proc` and `include` belong at the top level; an included file holds only those."),
     _c("E707", _E, "checks", "duplicate procedure",
        "Two procedures of one name, in this file or its includes."),
-    _c("E708", _E, "checks", "procedure call inside a round",
-       "A procedure runs sequential statements: call it outside rounds (its value too: "
-       "`let y = f(x)` before the round)."),
+    _c("E708", _E, "checks", "procedure that cannot run per processor inside a round",
+       "A procedure called in a round runs once per processor, inlined on its lane: it may "
+       "not `record`, hold a round or `forall`, or `break` out of the round, and a recursive "
+       "procedure (one call stack per sample) is called outside rounds."),
     _c("E709", _E, "checks", "misplaced `return`",
        "`return EXPR` ends a procedure's path with its value: the last statement of the body, "
        "or of each branch of an `if`/`else` that ends it; not inside a loop or a round, not at "
@@ -218,18 +220,23 @@ _ALL = [
        "itself, an error (R102, R107, R108, R112)."),
     # ---------------------------------------------------------------- run time
     _c("R101", _E, "runtime", "index or pointer out of range",
-       "A read, write, pointer probe or neighbourhood used a node index outside 0..N-1."),
+       "A read, write, pointer probe or neighbourhood used a node index outside 0..N-1, or "
+       "an integer generator feeding a `pointer` draws a range that leaves the nodes at this "
+       "n (`uniform_int(high = n + 1)`)."),
     _c("R102", _E, "runtime", "loop bound exceeded",
        "A loop ran more iterations than its declared bound (a bound below 0 allows none). "
        "Lint reports it, as an error with the size, when an input it samples does so: the "
        "declared bound is wrong and sampling at that size fails."),
     _c("R103", _E, "runtime", "empty aggregation without a default",
        "`min`/`max` over an empty set needs `default`."),
-    _c("R104", _E, "runtime", "integer division by zero", "`//` or `%` of ints by 0."),
+    _c("R104", _E, "runtime", "integer division by zero",
+       "`//` or `%` by 0, of ints or of floats holding integers."),
     _c("R105", _E, "runtime", "categorical out of range",
        "A categorical value outside its K categories."),
     _c("R106", _E, "runtime", "mask_one is not one-hot",
-       "A mask_one probe with zero or several true entries (or its node out of range)."),
+       "A mask_one probe with zero or several true entries (or its node out of range). A "
+       "one-hot that may be empty is declared `mask_one?`: `onehot(none)` is then an all-zero "
+       "mask (several entries stay an error)."),
     _c("R107", _E, "runtime", "high-probability loop bound exceeded",
        "A `while ... bound EXPR whp` loop ran more iterations than its bound, which holds only "
        "with high probability. The sample's random draws are a pure function of its inputs, so "
@@ -259,6 +266,11 @@ _ALL = [
        "`rand_int(low, high)` draws from low, low + 1, ..., high - 1; a processor asked it "
        "for a range with high <= low, which has no value (e.g. `rand_int(v + 1, n)` at the "
        "last node, v = n - 1)."),
+    _c("R114", _E, "runtime", "`%` or `//` of a float that is not an integer",
+       "`%` and `//` of floats compute on their integer values, Python's integer arithmetic "
+       "(`scalar` inputs drawn by `uniform_int` need no `int(...)`); an operand held a "
+       "fraction, inf, nan or a value beyond 2^63 (e.g. `x % 2` after `x = x / 2`). Round "
+       "first (`floor(x) % 2`) where a fraction is meant to be dropped."),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

@@ -9,7 +9,7 @@ import numpy as np
 
 from algspec import ir
 from algspec.diagnostics import RuntimeFault
-from algspec.generators import GENERATORS, draw_inputs
+from algspec.generators import GENERATORS, draw_inputs, pointer_range_problem
 from algspec.interp import ActivityObserver, Trajectories
 from algspec.interp import run as run_program
 from algspec.interp.runtime import check_input_values
@@ -112,8 +112,22 @@ class CompiledAlgorithm:
                    f"sampler(..., {name}__PARAM=...), --param {name}.PARAM=...") if known else ""
             raise GeneratorFault("E105", f"{e} (at n = {n}{how})", self.ir.decl(name).span, 0,
                                  path=self.ir.path) from None
+        self._check_pointer_ranges(requests, n)
         self._check_drawn_shapes(drawn, n, batch_size)
         return drawn
+
+    def _check_pointer_ranges(self, requests: dict[str, tuple[str, Any]], n: int) -> None:
+        """Integers drawn for a `pointer` (`uniform_int(high = n + 1)`) whose range at this n
+        leaves the nodes: R101 from the range itself, whatever values the seed drew."""
+        from algspec.efficiency.size_eval import eval_size
+        for name, (gen_name, ps) in requests.items():
+            d = self.ir.decl(name)
+            if d.clrs_type != "pointer":
+                continue
+            problem = pointer_range_problem(GENERATORS[gen_name], d.loc.value, ps, n,
+                                            int(eval_size(self.ir.nodes, n)))
+            if problem is not None:
+                raise GeneratorFault("R101", problem, d.span, 0, path=self.ir.path)
 
     def _check_drawn_shapes(self, drawn: dict[str, np.ndarray], n: int, B: int) -> None:
         """A draw the nodes cannot hold (`bst_q`'s n + 1 values on `nodes n`) is a file error."""
@@ -328,7 +342,8 @@ class CompiledAlgorithm:
             t = self.spec[name][2]
             x = data[0]
             if t == "mask_one" or t == "categorical":
-                x = int(np.argmax(x)) if t == "mask_one" else np.argmax(x, axis=-1)
+                x = (int(np.argmax(x)) if x.any() else None) if t == "mask_one" else \
+                    np.argmax(x, axis=-1)  # None: a `mask_one?` holding none (all zeros)
             elif t in ("pointer", "should_be_permutation"):
                 x = x.astype(np.int64)
             outs[name] = x
@@ -336,25 +351,28 @@ class CompiledAlgorithm:
 
     # ------------------------------------------------------------ consumers
     def sampler(self, length: int, num_samples: int = -1, seed: int | None = None,
-                **params: Any):
+                *, jobs: int = 1, **params: Any):
         """A `clrs.Sampler`-compatible sampler whose `next(B)` is a `clrs.Feedback`
         (imports dm-clrs, hence tensorflow). Where dm-clrs is not installed, the same
         sampler (same seed, same batches) returning algspec's own `Feedback`
-        (`algspec.sampling.BatchSampler`, `algspec.feedback`)."""
+        (`algspec.sampling.BatchSampler`, `algspec.feedback`). `jobs` > 1 draws a
+        fixed dataset (`num_samples` > 0) in that many processes: the same samples."""
         self.generator_params(**params)  # fail early on unknown parameters
         try:
             from algspec.clrs_bridge.sampler import AlgspecSampler as cls
         except ImportError:  # no dm-clrs (or no TensorFlow under it)
             from algspec.sampling import BatchSampler as cls
-        return cls(self, self.spec, num_samples, seed=seed, length=length, **params)
+        return cls(self, self.spec, num_samples, seed=seed, length=length, jobs=jobs,
+                   **params)
 
     def batch_sampler(self, length: int, num_samples: int = -1, seed: int | None = None,
-                      **params: Any):
+                      *, jobs: int = 1, **params: Any):
         """The sampler of `sampler`, returning algspec's own `Feedback`, never importing
         dm-clrs or TensorFlow (what algspec's training backend reads)."""
         from algspec.sampling import BatchSampler
         self.generator_params(**params)
-        return BatchSampler(self, self.spec, num_samples, seed=seed, length=length, **params)
+        return BatchSampler(self, self.spec, num_samples, seed=seed, length=length, jobs=jobs,
+                            **params)
 
     def static_efficiency(self):
         from algspec.efficiency.analysis import analyse

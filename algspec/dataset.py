@@ -27,6 +27,7 @@ import numpy as np
 
 from algspec import identity, output_files
 from algspec.memory_budget import check_samples_fit, trajectory_bytes
+from algspec.sample_jobs import check_jobs, sample_in_jobs
 from algspec.trajectory_batches import (
     concat_trajectories,
     hint_steps,
@@ -85,18 +86,28 @@ def sample_dataset(
     params: Mapping[str, Any] | None = None,
     chunk_size: int = DEFAULT_CHUNK,
     progress: Progress | None = None,
+    *,
+    jobs: int = 1,
+    launcher: str = "local",
+    address: str | None = None,
 ) -> Any:
     """`num_samples` trajectories of size `length`, drawn in batched chunks.
 
     An int `rng` is a seed: the samples come from `streams(seed)[0]`.
     `progress("sampling", done, num_samples)` is called after each chunk.
+    `jobs` > 1 draws the same set in that many processes (`algspec.sample_jobs`:
+    local ones, or Ray tasks with `launcher="ray"` on the cluster at `address`).
     """
     if num_samples < 1:
         raise ValueError(f"num_samples must be >= 1, got {num_samples}")
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
+    jobs = check_jobs(jobs)
     if not isinstance(rng, np.random.Generator):
         rng = streams(rng)[0]
+    if min(jobs, num_samples) > 1 or launcher != "local":
+        return sample_in_jobs(alg, length, num_samples, rng, params or {}, chunk_size, jobs,
+                              launcher=launcher, address=address, progress=progress)
     chunks = []
     for start in range(0, num_samples, chunk_size):
         chunks.append(
@@ -174,6 +185,9 @@ def export(
     chunk_size: int | None = None,
     overwrite: bool = False,
     progress: Progress | None = None,
+    jobs: int = 1,
+    launcher: str = "local",
+    address: str | None = None,
 ) -> Path:
     """Write `num_samples` samples of size `length` to `out_dir`; return its path.
 
@@ -185,7 +199,8 @@ def export(
     non-empty `out_dir` is replaced only with `overwrite=True`. `progress`, if
     given, hears how far sampling and writing got (see `Progress`). `chunk_size`
     (samples per interpreter batch, recorded in the manifest) defaults to
-    `fitting_chunk(length)`.
+    `fitting_chunk(length)`. `jobs`, `launcher` and `address` split the drawing
+    (`sample_dataset`); the files are the same bytes for any of them.
     """
     chunk_size = fitting_chunk(length, chunk_size)
     out = Path(out_dir)
@@ -200,7 +215,8 @@ def export(
         raise FileExistsError(f"{out} is the working folder or holds it; name a new folder")
     params = dict(params or {})
     generators = _generators(alg, params)  # fails early on unknown parameters
-    traj = sample_dataset(alg, length, num_samples, int(seed), params, chunk_size, progress)
+    traj = sample_dataset(alg, length, num_samples, int(seed), params, chunk_size, progress,
+                          jobs=jobs, launcher=launcher, address=address)
 
     arrays: dict[str, np.ndarray] = {"lengths": np.asarray(traj.lengths)}
     for group in ("inputs", "outputs", "hints"):

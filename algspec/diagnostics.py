@@ -94,9 +94,10 @@ class AlgError(Exception):
 class RuntimeFault(Exception):
     """A fault while executing a compiled algorithm: names the statement and the sample."""
 
-    def __init__(self, code: str, message: str, span: Span, sample: int, path: str = "<string>"):
+    def __init__(self, code: str, message: str, span: Span, sample: int, path: str = "<string>",
+                 help: str | None = None):
         self.diagnostic = Diagnostic(code=code, message=f"{message} (sample {sample})", span=span,
-                                     path=path)
+                                     path=path, **({"help": help} if help else {}))
         self.sample = sample
         super().__init__(self.diagnostic.concise_block())
 

@@ -31,6 +31,8 @@ def _strip_locations(obj: Any) -> Any:
 def _without_neutral_defaults(ir_json: dict[str, Any]) -> dict[str, Any]:
     """Drop generator parameters at a default added after hashes were published."""
     for decl in ir_json.get("decls") or []:
+        if isinstance(decl, dict) and decl.get("optional") is False:
+            del decl["optional"]  # added after hashes were published: false is neutral
         gen = decl.get("generator") if isinstance(decl, dict) else None
         neutral = HASH_NEUTRAL_DEFAULTS.get(gen.get("name", "")) if gen else None
         if neutral:

@@ -62,6 +62,10 @@ CLRS_TYPES = {
 }
 
 # Storage dtype of each CLRS type.
+# `none`: the node index no node has, held by a `pointer?` or a graph int that `onehot`s a
+# `mask_one?` (probes: a self-pointer, an all-zero mask)
+NONE = -1
+
 CLRS_DTYPES = {
     "scalar": DType.FLOAT,
     "mask": DType.BOOL,
@@ -306,6 +310,9 @@ class DataDecl(IRNode):
     implicit: bool = False  # added by the compiler (pos, adj)
     private: bool = False  # an input (generated or a view) that stays out of the CLRS spec
     clrs_name: str | None = None  # its name in the CLRS spec when not `name` (`as m`)
+    # `pointer?`/`mask_one?`: may hold `none` (a self-pointer, an all-zero mask in the
+    # probe); left out of the spec hash when false (`identity`)
+    optional: bool = False
 
     @property
     def probed(self) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, model_serializer
 
 from algspec.diagnostics import Span
 
@@ -151,6 +151,24 @@ class Rand(IRNode):
     kind: Literal["rand"] = "rand"
     site: int
     dtype: DType = DType.FLOAT
+    # Per edge of a `for (u, v) in edges(A)` loop: the loop's two ends (graph-level int
+    # reads), which key the draw instead of the trip; None elsewhere (an edge round's
+    # processors are its lanes already).
+    pair: list[Expr] | None = None
+    # `symmetric = true`: one draw per unordered pair, (u, v) and (v, u) draw alike.
+    symmetric: bool = False
+
+    @model_serializer(mode="wrap")
+    def _hash_stable(self, handler):
+        """Leave the edge-keying fields out at their defaults: files written before they
+        existed keep their spec hashes (`algspec.identity` hashes the dumped IR)."""
+        out = handler(self)
+        if isinstance(out, dict):
+            if self.pair is None:
+                out.pop("pair", None)
+            if not self.symmetric:
+                out.pop("symmetric", None)
+        return out
 
 
 class Tuple(IRNode):

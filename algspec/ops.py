@@ -49,6 +49,7 @@ import numpy as np
 from algspec import libm
 from algspec.ir import DType
 from algspec.op_basics import MAX_SHIFT, NUMERIC, NotASize, OpTypeError, join
+from algspec.op_int_floats import integral_floats
 from algspec.op_rand_int import rand_int_numpy, rand_int_python
 from algspec.op_sizes import (
     cls_abs,
@@ -183,13 +184,11 @@ def _np_div(a, b):
 
 
 def _np_floor_divide(a, b):
-    with np.errstate(divide="ignore", invalid="ignore"):  # floats by 0: inf/nan, as `/`
-        return np.floor_divide(a, b)
+    return integral_floats(np.floor_divide, a, b)
 
 
 def _np_mod(a, b):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.mod(a, b)
+    return integral_floats(np.mod, a, b)
 
 
 def _np_log2(x):
@@ -351,9 +350,11 @@ _OPS = [
     _binary("/", _to("/", DType.FLOAT), _np_div, sz_div, cls_div, 70, "float",
             "true division, always a float"),
     _binary("//", _arith("//"), _np_floor_divide, sz_floor_div, cls_floor_div, 70, "float",
-            "floor division (int by zero is a run-time fault R104)"),
+            "floor division; floats compute on their integer values, exactly (a fraction is "
+            "R114, by zero R104)"),
     _binary("%", _arith("%"), _np_mod, sz_mod, cls_mod, 70, "float",
-            "floor modulo (sign of the divisor); as a size class, a % b is O(b)"),
+            "floor modulo (sign of the divisor), floats on their integer values as `//`; as a "
+            "size class, a % b is O(b)"),
     # comparisons
     *[_binary(o, _order_rule(o), f, f2, not_a_size(f"comparison `{o}`"), 50, "float",
               "numeric comparison", assoc="none")

@@ -96,7 +96,9 @@ class BatchSampler:
     `(algorithm, spec, num_samples, *args, seed=, track_max_steps=,
     truncate_decimals=, length=, **params)`, where `algorithm` is the compiled
     algorithm or the runner `register` put in `clrs`'s algorithm namespace, and
-    `params` are generator parameter overrides passed on to `alg.sample`.
+    `params` are generator parameter overrides passed on to `alg.sample`. `jobs` > 1
+    draws a fixed dataset in that many processes (the same samples:
+    `algspec.sample_jobs`).
 
     `last_rand_keys` holds the rand keys of the samples of the last `next()` batch
     (None for a program without `rand()`): a Feedback cannot carry them, and
@@ -122,6 +124,7 @@ class BatchSampler:
         chunk_size: int | None = None,
         max_steps: int | None = None,
         probe_samples: int = 1000,
+        jobs: int = 1,
         **params: Any,
     ) -> None:
         alg = compiled_of(algorithm)
@@ -136,6 +139,7 @@ class BatchSampler:
         if num_samples == 0:
             raise ValueError(f"num_samples must be positive or -1, got {num_samples}")
         _check_seed(seed)
+        jobs = _count("jobs", jobs, 1)
         chunk_size = fitting_chunk(length, chunk_size)
         if chunk_size < 1:
             raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
@@ -169,7 +173,7 @@ class BatchSampler:
                 ])
             else:  # the samples `algspec.dataset.export` writes for this seed
                 data = sample_dataset(alg, self._length, num_samples, self._data_rng,
-                                      self._params, chunk_size)
+                                      self._params, chunk_size, jobs=jobs)
             self._data: TrajectoriesLike | None = data
             self.max_steps = hint_steps(data)
             fb = self._feedback(data)

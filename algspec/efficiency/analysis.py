@@ -17,8 +17,10 @@ does not join: `algspec.graph_reads`). Each step is one module:
 
 The worst case is one definition (`worst_case`): T is a maximum; work and active
 edges are counted on the inputs that attain it, every data-dependent choice taking
-the fewest (the fields) or the most (`.ranges`) of what it selects, so the cost pass
-runs once per end. Shares are bounded by construction: one statement touches at most
+the fewest or the most of what it selects, so the cost pass runs once per end; the
+fields take each quantity's headline end (`worst_case.HEADLINE`: the fewest, the
+paper's worst case), `.ranges` both. Shares are bounded by construction: one
+statement touches at most
 N nodes and |E| edges per round and every round at least one node, so
 0 < eta <= 1 and 0 < epsilon <= 1; classes simplify under n <= m <= n^2.
 """
@@ -39,8 +41,9 @@ from algspec.graph_reads import used_edge_kinds
 
 
 def analyse(program: ir.Program) -> StaticEfficiency:
-    """Worst-case rounds, work, active edges, capacity and efficiencies of `program`
-    (the fewest end, `worst_case.WORST`), with both ends of each in `.ranges`."""
+    """Worst-case rounds, work, active edges, capacity and efficiencies of `program`, each
+    ranged one at its headline end (`worst_case.HEADLINE`: the fewest, the worst case),
+    with both ends of each in `.ranges`."""
     nodes = size_class(program.nodes, path=program.path)
     edges = edge_class(program.graph, nodes)
     beyond = used_edge_kinds(program)
@@ -48,12 +51,11 @@ def analyse(program: ir.Program) -> StaticEfficiency:
     taint = Taint(program)
     normal = normal_program(program)
     sel = selections(program, taint)
-    worst = summarise(program, CostPass(normal, worst_case.FEWEST, taint, sel, nodes, edges,
-                                        used), beyond)
+    fewest = summarise(program, CostPass(normal, worst_case.FEWEST, taint, sel, nodes, edges,
+                                         used), beyond)
     most = summarise(program, CostPass(normal, worst_case.MOST, taint, sel, nodes, edges, used),
                      beyond)
-    worst.ranges = worst_case.class_ranges(worst, most)
-    return worst
+    return worst_case.headline(fewest, most)
 
 
 def selections(prog: ir.Program, taint: Taint) -> Selections:

@@ -500,10 +500,9 @@ class CostPass:
 
         A loop with a `total bound` charges its trips once per run (`Cost.once`, keyed
         by its source loop), so enclosing loops, recursion and inlined copies do not
-        multiply them.
+        multiply them. Inside a forall (a procedure called in a round) it is each
+        processor's own loop: its trips multiply that processor's activity, within its round.
         """
-        if not self._seq(stack):
-            raise EfficiencyError("a loop inside a forall", s.span)
         path = s.path or self.prog.path
         self.enclosing.append(s)
         bound, header, entry, kind = LOOP_RULES[type(s)](self, s, stack, path)

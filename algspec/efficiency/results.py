@@ -79,7 +79,8 @@ class StaticEfficiency:
     innermost_loop: dict[int, int | None] = field(default_factory=dict)
     whp: bool = False  # a `bound ... whp` loop: the classes hold with high probability
     # Both ends of work, active edges, eta and epsilon (`worst_case.ClassRange`, keyed as
-    # `worst_case.RANGED`); the fields above are the fewest end, the worst case.
+    # `worst_case.RANGED`); the fields above are the headline ends (`worst_case.HEADLINE`):
+    # the fewest, the worst case.
     ranges: dict[str, worst_case.ClassRange] = field(default_factory=dict)
 
     @property

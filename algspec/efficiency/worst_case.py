@@ -23,11 +23,18 @@ attain it. On those inputs every data-dependent choice is resolved by one rule:
 * What runs is active: the chosen processors, the controller, the chosen
   elements (nodes of a readout, edges into the processor otherwise).
 
-Tables report the fewest end of work and active edges, so eta and epsilon are
-minima over those inputs (the paper's epsilon); `ClassRange` holds both ends
-(`StaticEfficiency.ranges`, `algspec efficiency --range`). The measured side
-counts by the same rule on each sampled input (`measured`, and the interpreter's
-`algspec.interp.observe`, which asks `reported`).
+The headline (`HEADLINE`, the fields of `StaticEfficiency` and every table) is
+the fewest end of every ranged quantity: the paper's worst case, the least
+efficient execution (its Table 2 gives DCSC eta = 1/n because "there is no
+guarantee for more than one node and edge being active per step"). The most
+end is an upper bound on work that charges every candidate a test may choose,
+and every element an aggregation may read, at every step, so for sequential
+programs that scan neighbours (Kosaraju's per-frame minimum) it reaches the
+capacity itself; it is kept beside the headline, not instead of it.
+`ClassRange` holds both ends (`StaticEfficiency.ranges`, `algspec efficiency
+--range`), and `HEADLINE` is the one place that picks. The measured side
+counts by the same rule on each sampled input (`measured`, and the
+interpreter's `algspec.interp.observe`, which asks `reported`).
 
 This module holds the rule's pieces; `algspec.efficiency.analysis` runs the
 cost pass (`algspec.efficiency.cost`) once per end.
@@ -53,10 +60,13 @@ class End(str, Enum):
 
 FEWEST = End.FEWEST
 MOST = End.MOST
-WORST = FEWEST  # the end tables print: eta and epsilon are minima over inputs
-
 # The quantities that have two ends; T, c, N and |E| have one (T is a maximum).
 RANGED = ("work", "active_edges", "eta", "epsilon")
+
+# The end each ranged quantity's headline (the printed class) takes: the fewest, the
+# paper's worst case (see the module docstring for why not the most end of work).
+HEADLINE: dict[str, End] = {"work": End.FEWEST, "active_edges": End.FEWEST,
+                            "eta": End.FEWEST, "epsilon": End.FEWEST}
 
 
 def choose(end: End, fewest, most):
@@ -288,10 +298,14 @@ def neighbourhoods(procs: Asymptotic, deg: Asymptotic, N: Asymptotic,
 # ================================================================ results
 @dataclass(frozen=True)
 class ClassRange:
-    """Both ends of a class: `fewest` (the worst case the tables print) and `most`."""
+    """Both ends of a class: `fewest` and `most` (`HEADLINE` says which one tables print)."""
 
     fewest: Asymptotic
     most: Asymptotic
+
+    def at(self, end: End) -> Asymptotic:
+        """The class at `end`."""
+        return self.fewest if end is FEWEST else self.most
 
     @property
     def loose(self) -> bool:
@@ -310,19 +324,55 @@ def at_end(static, end: End):
     of `end` (to compare measured figures with the most end, `measure(static=...)`)."""
     from dataclasses import replace
 
-    get = {q: static.range(q).fewest if end is FEWEST else static.range(q).most
-           for q in RANGED}
+    get = {q: static.range(q).at(end) for q in RANGED}
     return replace(static, work=get["work"], active_edges=get["active_edges"],
                    node_efficiency=get["eta"], edge_efficiency=get["epsilon"])
 
 
+_ATTRS = {"work": "work", "active_edges": "active_edges", "eta": "node_efficiency",
+          "epsilon": "edge_efficiency"}
+
+
 def class_ranges(fewest, most) -> dict[str, ClassRange]:
     """Work, active edges, eta and epsilon of two `StaticEfficiency`s as ranges."""
-    attrs = {"work": "work", "active_edges": "active_edges", "eta": "node_efficiency",
-             "epsilon": "edge_efficiency"}
-    return {q: ClassRange(getattr(fewest, a), getattr(most, a)) for q, a in attrs.items()}
+    return {q: ClassRange(getattr(fewest, a), getattr(most, a)) for q, a in _ATTRS.items()}
 
 
-__all__ = ["ALL", "BOTH", "EACH", "ELEMENT", "EVALUATOR", "FEWEST", "MOST", "ONE", "RANGED",
-           "WORST", "ClassRange", "End", "at_end", "choose", "class_ranges", "degree", "direct", "elements",
-           "loop_choice", "neighbourhoods", "pins", "reads_messages", "reported", "scope", "selects"]
+def headline(fewest, most):
+    """The `StaticEfficiency` tables print: `fewest`'s, with each ranged quantity taken at
+    its `HEADLINE` end and both ends in `.ranges`."""
+    from dataclasses import replace
+
+    ranges = class_ranges(fewest, most)
+    return replace(fewest, ranges=ranges,
+                   **{a: ranges[q].at(HEADLINE[q]) for q, a in _ATTRS.items()})
+
+
+__all__ = [
+    "ALL",
+    "BOTH",
+    "EACH",
+    "ELEMENT",
+    "EVALUATOR",
+    "FEWEST",
+    "HEADLINE",
+    "MOST",
+    "ONE",
+    "RANGED",
+    "ClassRange",
+    "End",
+    "at_end",
+    "choose",
+    "class_ranges",
+    "degree",
+    "direct",
+    "elements",
+    "headline",
+    "loop_choice",
+    "neighbourhoods",
+    "pins",
+    "reads_messages",
+    "reported",
+    "scope",
+    "selects",
+]

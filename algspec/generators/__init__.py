@@ -29,6 +29,7 @@ import numpy as np
 from algspec.generators import families, graphs, joint, sequences
 from algspec.generators.base import Domain, Generator, Location, ParamValue, _validate
 from algspec.generators.fit import check_declared_type as _check_fit
+from algspec.generators.fit import pointer_range_problem
 from algspec.generators.graphs import community_blocks
 from algspec.generators.params import is_expr, jsonable
 from algspec.generators.params import text as param_text
@@ -160,4 +161,4 @@ CLRS_INPUTS: dict[str, dict[str, tuple[str, dict[str, ParamValue]]]] = {
 
 __all__ = ["CLRS_INPUTS", "GENERATORS", "Domain", "Generator", "Location", "ParamValue",
            "check_declared_type", "community_blocks", "draw_inputs", "is_expr", "jsonable",
-           "markdown_table", "param_text", "validate_params"]
+           "markdown_table", "param_text", "pointer_range_problem", "validate_params"]

@@ -29,7 +29,8 @@ class Domain:
     """The set of values a generator draws, per node/edge/graph entry.
 
     - `real`: any real number (`low`/`high` are the range when known);
-    - `int`: integers in [`low`, `high`] (inclusive; None = depends on n);
+    - `int`: integers in [`low`, `high`] (inclusive; a `high` of None: depends on n, at
+      most n);
     - `bool`: 0/1;
     - `one_hot`: 0/1 with exactly one 1 per sample (CLRS `mask_one`);
     - `categorical`: integers in [0, `k`);
@@ -55,7 +56,7 @@ class Domain:
             return f"real numbers in [{self.low:g}, {self.high:g})"
         if self.kind == "int":
             lo = "?" if self.low is None else f"{self.low:g}"
-            hi = "n-dependent" if self.high is None else f"{self.high:g}"
+            hi = "n" if self.high is None else f"{self.high:g}"  # None: at most n
             return f"integers in [{lo}, {hi}]"
         return {
             "bool": "booleans (0/1)",
@@ -102,6 +103,14 @@ class Generator:
     group: str | None = None
     part: str | None = None  # the field of the group's joint draw this generator gives
     choice: frozenset[str] = frozenset()
+    # The names a name parameter (`family = delaunay`) accepts, default first: a file
+    # spells them as bare identifiers, and the lowering lists them for an unknown one.
+    names: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # `int` domains: the inclusive range drawn at n under resolved parameters, so that an
+    # input whose type bounds it (a `pointer`) is checked before any value is used.
+    bounds: Callable[[int, Params], tuple[int, int]] | None = field(repr=False, default=None)
+    # What it draws with its parameters as written (`integers in [0, n)`), for messages.
+    shown: Callable[[Params], str] | None = field(repr=False, default=None)
 
     def resolve(self, params: Mapping[str, Any]) -> Params:
         """Defaults overridden by `params`; raises ValueError on bad parameters."""

@@ -446,9 +446,12 @@ def _check_ws(p: Params) -> list[str]:
     return [] if k >= 2 and k % 2 == 0 else [f"'k' must be even and >= 2, got {k}"]
 
 
+DELAUNAY_WEIGHTS = ("uniform", "euclidean")  # the names `weights` of `delaunay` takes
+
+
 def _check_delaunay(p: Params) -> list[str]:
     errors = []
-    if p["weights"] not in ("uniform", "euclidean"):
+    if p["weights"] not in DELAUNAY_WEIGHTS:
         errors.append(f"'weights' must be uniform or euclidean, got {p['weights']!r}")
     if importlib.util.find_spec("scipy") is None:
         errors.append("needs scipy (scipy.spatial.Delaunay), which is not installed: "
@@ -467,10 +470,12 @@ _COMMON_DOC = ("directed: each edge one random orientation (acyclic: from lower 
 
 
 def _family_generator(name: str, draw: Any, doc: str, params: Mapping[str, Any],
-                      *checks: Any) -> Generator:
+                      *checks: Any, names: Mapping[str, tuple[str, ...]] | None = None
+                      ) -> Generator:
     return Generator(name=name, location="edge", defaults={**params, **COMMON},
                      doc=f"{doc} {_COMMON_DOC}", draw=draw,
-                     check=check_all(check_common, *checks), domain=_domain)
+                     check=check_all(check_common, *checks), domain=_domain,
+                     names=dict(names or {}))
 
 
 GENERATORS: list[Generator] = [
@@ -493,7 +498,7 @@ GENERATORS: list[Generator] = [
         "connected, at most 3n - 6 edges); under 3 points or collinear ones: the path in (x, "
         "y) order. weights = euclidean (with weighted) weighs each edge by its length "
         "sqrt(dx^2 + dy^2) instead of U[low, high).",
-        {"weights": "uniform"}, _check_delaunay),
+        {"weights": "uniform"}, _check_delaunay, names={"weights": DELAUNAY_WEIGHTS}),
     _family_generator(
         "grid", _grid,
         "2-D grid graph, row by row with cols = ceil(sqrt(n)) columns (cols > 0: that many, "

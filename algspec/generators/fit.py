@@ -17,7 +17,7 @@ _FITS: dict[str, set[str]] = {
     "mask": {"bool", "one_hot", "int"},
     "mask_one": {"one_hot"},
     "categorical": {"categorical", "bool", "int"},
-    "pointer": {"pointer", "bijection", "list"},
+    "pointer": {"pointer", "bijection", "list", "int"},
     "should_be_permutation": {"list"},
 }
 
@@ -37,9 +37,18 @@ def _int_fits(dom: Domain, low: int, high: int) -> bool:
             and dom.low >= low and dom.high <= high)
 
 
-def _fits(dom: Domain, clrs_type: str, categories: int | None) -> bool:
+def _fits(dom: Domain, clrs_type: str, categories: int | None, checked_at_n: bool) -> bool:
     if dom.kind not in _FITS.get(clrs_type, set()):
         return False
+    if clrs_type == "pointer" and dom.kind == "int":
+        # a range in n (`high = n`) is checked at each n before its draw is used
+        # (`pointer_range_problem`); a constant one lies in [0, n) for every n only if it
+        # is {0}
+        if not checked_at_n:
+            return False
+        if not dom.known or dom.high is None:
+            return dom.low is None or dom.low >= 0
+        return dom.low is not None and dom.low >= 0 and dom.high <= 0
     if not dom.known:  # bounds depend on n: the kind fits, the range is checked when sampling
         return True
     if clrs_type == "mask" and dom.kind == "int":
@@ -70,11 +79,14 @@ def _suggest(clrs_type: str, location: str, generators: Mapping[str, Generator])
             if g.location == location and g.domain_of().kind in _SUGGEST.get(clrs_type, ())]
 
 
-def _drawn(dom: Domain, params: Mapping[str, Any]) -> str:
-    """What a generator draws, for a message: with bounds that depend on n, the kind and
-    the parameters in n as written (`integers whose range depends on n (high = n)`)."""
+def _drawn(gen: Generator, dom: Domain, params: Mapping[str, Any]) -> str:
+    """What a generator draws, for a message: a known range as it is; a range in n with its
+    bounds as written where the generator can say (`integers in [-1, n)`), else the kind
+    and the parameters in n (`integers whose range depends on n (max_deadline = n)`)."""
     if dom.known:
         return str(dom)
+    if gen.shown is not None:
+        return gen.shown(params)
     from algspec.generators.params import is_expr, jsonable
     given = ", ".join(f"{k} = {jsonable(v)}" for k, v in params.items() if is_expr(v))
     kind = {"real": "real numbers", "int": "integers", "categorical": "categories"}.get(
@@ -97,7 +109,7 @@ def check_declared_type(gen: Generator, loc: str, clrs_type: str | None,
     if clrs_type is None:
         return []
     dom = gen.domain_of(params)
-    if _fits(dom, clrs_type, categories):
+    if _fits(dom, clrs_type, categories, gen.bounds is not None):
         return []
     what = f"categorical({categories})" if clrs_type == "categorical" else clrs_type
     if clrs_type == "should_be_permutation":
@@ -105,12 +117,35 @@ def check_declared_type(gen: Generator, loc: str, clrs_type: str | None,
     article = "an" if str(loc)[:1] in "aeiou" else "a"  # "an edge"
     # integers are not pointers or one-hot masks, in whatever range: say so
     whatever = " whatever their range" if dom.kind == "int" and \
-        dom.kind not in _FITS.get(clrs_type, set()) else ""
-    msg = (f"generator `{gen.name}` draws {_drawn(dom, {**gen.defaults, **(params or {})})}, "
-           f"which {article} {loc} `{what}` input cannot hold{whatever} "
-           f"(it needs {_NEEDS.get(clrs_type, clrs_type)})")
+        (dom.kind not in _FITS.get(clrs_type, set()) or gen.bounds is None) else ""
+    needs = _NEEDS.get(clrs_type, clrs_type)
+    if clrs_type == "pointer" and dom.kind == "int" and not whatever:
+        needs += (" in [0, n) at every n; a range written in n, e.g. `high = n`, is checked "
+                  "at each n")
+    msg = (f"generator `{gen.name}` draws {_drawn(gen, dom, {**gen.defaults, **(params or {})})}, "
+           f"which {article} {loc} `{what}` input cannot hold{whatever} (it needs {needs})")
     if generators:
         fit = _suggest(clrs_type, loc, generators)
         if fit:
             msg += "; generators that fit: " + ", ".join(f"{g}()" for g in fit)
     return [msg]
+
+
+def pointer_range_problem(gen: Generator, loc: str, params: Mapping[str, Any], n: int,
+                          nodes: int) -> str | None:
+    """Why integers drawn at size n cannot be node pointers of `nodes` nodes; None if they can.
+
+    Decided from the range the parameters give at n (`uniform_int(low = 0, high = n)` is
+    [0, n - 1]), not from the values drawn, so it does not depend on the seed.
+    """
+    if gen.bounds is None:
+        return None
+    resolved = gen.resolve_at(params, 1, n)
+    low, high = gen.bounds(n, resolved)
+    if low >= 0 and high <= nodes - 1:
+        return None
+    written = {**gen.defaults, **params}
+    drawn = gen.shown(written) if gen.shown else _drawn(gen, gen.domain_of(params), written)
+    return (f"generator `{gen.name}` draws {drawn} = "
+            f"integers in [{low}, {high}] at n = {n}, which a {loc} `pointer` input of "
+            f"{nodes} nodes cannot hold (it needs node indices in [0, {nodes - 1}])")

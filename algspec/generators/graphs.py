@@ -25,7 +25,12 @@ from algspec.generators.base import (
     per_sample,
     permute_nodes,
 )
-from algspec.generators.families import check_family, draw_family, family_doc
+from algspec.generators.families import (
+    check_family,
+    draw_family,
+    family_doc,
+    family_names,
+)
 
 
 def _tree_edges(rng: np.random.Generator, batch: int, n: int) -> np.ndarray:
@@ -200,6 +205,7 @@ GENERATORS: list[Generator] = [
              + family_doc("directed, acyclic, self_loops, connected (ws), weighted, low, high")),
         draw=_erdos_renyi, check=check_all(check_prob("p"), _check_er, check_family),
         domain=_weighted_domain, choice=frozenset({"p"}),
+        names={"family": tuple(family_names())},
     ),
     Generator(
         name="clrs_erdos_renyi", location="edge",
@@ -213,6 +219,7 @@ GENERATORS: list[Generator] = [
                           "(undirected: sqrt(w1 * w2 + 1e-3) of two U[low, high) per edge)")),
         draw=_clrs_erdos_renyi, check=check_all(check_prob("p"), _check_clrs_er, check_family),
         domain=_weighted_domain, choice=frozenset({"p"}),
+        names={"family": tuple(family_names())},
     ),
     Generator(
         name="community", location="edge",

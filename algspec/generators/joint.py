@@ -139,6 +139,32 @@ def _segments(rng: np.random.Generator, batch: int, n: int, *, low: float, high:
     return {"x": xs, "y": ys}
 
 
+# ------------------------------------------------------------------ two sorted runs
+
+
+def run_split(n: int, split: int) -> int | None:
+    """The fixed start of the second run (0: n // 2), or None when drawn per sample (< 0)."""
+    if split < 0:
+        return None
+    return n // 2 if split == 0 else split
+
+
+def _two_sorted_runs(rng: np.random.Generator, batch: int, n: int, *, split: int, low: float,
+                     high: float):
+    """Keys U[low, high) whose runs [0, k) and [k, n) are each sorted ascending, and k.
+
+    Draws, in order: k per sample (split < 0: uniform in [0, n]), then the keys.
+    """
+    fixed = run_split(n, split)
+    if fixed is not None and fixed > n:
+        raise ValueError(f"two_sorted_runs: split={split} exceeds n={n}")
+    k = rng.integers(0, n + 1, size=batch) if fixed is None else np.full(batch, fixed)
+    raw = rng.uniform(low, high, size=(batch, n))
+    second = np.arange(n)[None, :] >= k[:, None]
+    order = np.lexsort((raw, second), axis=-1)  # by run, then by key: each run sorted in place
+    return {"key": np.take_along_axis(raw, order, axis=1), "split": k}
+
+
 # ------------------------------------------------------------------ registry
 
 
@@ -165,6 +191,28 @@ def _fields(group: str, draw, location: str, defaults: dict, check, doc: str,
 
 def _real(p: Params) -> Domain:
     return Domain("real", low=p["low"], high=p["high"])
+
+
+def _split_domain(p: Params) -> Domain:
+    fixed = p["split"] if p["split"] > 0 else None
+    return Domain("int", low=fixed or 0, high=fixed)
+
+
+def _split_shown(p: Params) -> str:
+    s = p["split"]
+    return ("an integer in [0, n]" if s < 0 else "n // 2" if s == 0
+            else f"the integer {s}")
+
+
+def _split_bounds(n: int, p: Params) -> tuple[int, int]:
+    fixed = run_split(n, p["split"])
+    return (0, n) if fixed is None else (fixed, fixed)
+
+
+_RUNS_DOC = ("Two sorted runs: U[low, high) keys whose nodes [0, k) and [k, n) are each "
+             "sorted ascending (the input of a merge), split at k = split (0: n // 2; "
+             "negative: uniform in [0, n] per sample).")
+_RUNS = {"split": 0, "low": 0.0, "high": 1.0}
 
 
 GENERATORS: list[Generator] = [
@@ -204,4 +252,16 @@ GENERATORS: list[Generator] = [
         "with probability 1/2.",
         {"segments_x": ("x", _real, lambda _n, _p: 4), "segments_y": ("y", _real, lambda _n, _p: 4)},
     ),
+    Generator(
+        name="two_sorted_runs", location="node", defaults=_RUNS, draw=_two_sorted_runs,
+        check=check_range, domain=_real, group="two_sorted_runs", part="key",
+        doc=f"{_RUNS_DOC} This generator gives the keys; drawn jointly with "
+            "`two_sorted_runs_split` under equal parameters."),
+    Generator(
+        name="two_sorted_runs_split", location="graph", defaults=_RUNS, draw=_two_sorted_runs,
+        check=check_range, domain=_split_domain, group="two_sorted_runs", part="split",
+        bounds=_split_bounds, shown=_split_shown,
+        doc=f"{_RUNS_DOC} This generator gives k, the first node of the second run (a "
+            "graph `scalar`, or a `pointer` when k < N); drawn jointly with "
+            "`two_sorted_runs` under equal parameters."),
 ]

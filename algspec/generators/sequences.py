@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from algspec.generators.base import Domain, Generator, Params, check_range, random_perms
+from algspec.generators.params import text
 
 
 def _uniform(rng: np.random.Generator, batch: int, n: int, *, low: float, high: float):
@@ -30,6 +31,10 @@ def _uniform_scalar(rng: np.random.Generator, batch: int, n: int, *, low: float,
 
 def _uniform_int(rng: np.random.Generator, batch: int, n: int, *, low: int, high: int):
     return rng.integers(low, high, size=(batch, n))
+
+
+def _uniform_int_scalar(rng: np.random.Generator, batch: int, n: int, *, low: int, high: int):
+    return rng.integers(low, high, size=(batch,))
 
 
 def _random_string(rng: np.random.Generator, batch: int, n: int, *, chars: int):
@@ -62,6 +67,11 @@ def _source_node(rng: np.random.Generator, batch: int, n: int):
 
 def _random_index(rng: np.random.Generator, batch: int, n: int):
     return rng.integers(0, n, size=batch)
+
+
+def _random_pointer(rng: np.random.Generator, batch: int, n: int):
+    """A uniform random function of the nodes: each node points to any node, independently."""
+    return rng.integers(0, n, size=(batch, n))
 
 
 def _random_permutation(rng: np.random.Generator, batch: int, n: int):
@@ -119,6 +129,15 @@ def _uniform_int_domain(p: Params) -> Domain:
     return Domain("int", low=p["low"], high=p["high"] - 1)
 
 
+def _int_range_bounds(_n: int, p: Params) -> tuple[int, int]:
+    return p["low"], p["high"] - 1
+
+
+def _int_range_shown(p: Params) -> str:
+    """`integers in [0, n)`: the half-open range with its bounds as the file writes them."""
+    return f"integers in [{text(p['low'])}, {text(p['high'])})"
+
+
 def _deadline_domain(p: Params) -> Domain:
     return Domain("int", low=1, high=p["max_deadline"] if p["max_deadline"] > 0 else None)
 
@@ -146,8 +165,17 @@ GENERATORS: list[Generator] = [
     ),
     Generator(
         name="uniform_int", location="node", defaults={"low": 0, "high": 2},
-        doc="i.i.d. integers uniform in [low, high) per node.",
+        doc="i.i.d. integers uniform in [low, high) per node. Feeds a `pointer` when the "
+            "range lies in [0, N) (e.g. high = n), checked at each n.",
         draw=_uniform_int, check=_check_int_range, domain=_uniform_int_domain,
+        bounds=_int_range_bounds, shown=_int_range_shown,
+    ),
+    Generator(
+        name="uniform_int_scalar", location="graph", defaults={"low": 0, "high": 2},
+        doc="One integer uniform in [low, high) per graph (a target, a count; e.g. high = "
+            "10 * n). Feeds a graph `pointer` when the range lies in [0, N).",
+        draw=_uniform_int_scalar, check=_check_int_range, domain=_uniform_int_domain,
+        bounds=_int_range_bounds, shown=_int_range_shown,
     ),
     Generator(
         name="random_string", location="node", defaults={"chars": 4},
@@ -178,6 +206,12 @@ GENERATORS: list[Generator] = [
         name="random_index", location="graph", defaults={},
         doc="A uniformly random node index as a graph-level pointer.",
         draw=_random_index, domain=Domain("pointer"),
+    ),
+    Generator(
+        name="random_pointer", location="node", defaults={},
+        doc="A uniform random function of the nodes: each node points to a uniform node "
+            "(itself included), independently (n^n functions equally likely).",
+        draw=_random_pointer, domain=Domain("pointer"),
     ),
     Generator(
         name="random_permutation", location="node", defaults={},

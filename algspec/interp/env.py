@@ -51,13 +51,14 @@ class Env:
         return (self.B,) + (self.N,) * ir.rank(loc)
 
     # ------------------------------------------------------------ faults
-    def fault(self, code: str, message: str, bad_lanes: np.ndarray, span: Span | None = None):
+    def fault(self, code: str, message: str, bad_lanes: np.ndarray, span: Span | None = None,
+              help: str | None = None):
         """Raise `code` for the first sample with a bad lane (axis 0 of `bad_lanes`)."""
         bad = np.asarray(bad_lanes).reshape(self.B, -1).any(axis=1)
         sample = int(np.argmax(bad))
         node = self.stmt if span is None else None
         raise RuntimeFault(code, message, span or (node.span if node else Span()), sample,
-                           path=getattr(self.stmt, "path", None) or self.prog.path)
+                           path=getattr(self.stmt, "path", None) or self.prog.path, help=help)
 
     # ------------------------------------------------------------ evaluation
     def lift(self, x: np.ndarray, rank: int) -> np.ndarray:

@@ -10,10 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from algspec import ir, ops
-from algspec.interp import random
+from algspec.interp import random, sparse_edges
 from algspec.interp.dtypes import NP_DTYPE
 from algspec.interp.env_protocol import EvalEnv
 from algspec.interp.observe import observe_aggregate, observe_read
+from algspec.op_int_floats import fault
 
 _BIG = np.iinfo(np.int64).max // 4
 
@@ -57,6 +58,8 @@ def evaluate(env: EvalEnv, e: ir.Expr, rank: int, mask: np.ndarray) -> np.ndarra
             if zero.any():
                 env.fault("R104", "integer division by zero", zero)
             right = np.where(right == 0, 1, right)
+        elif e.op in ("//", "%"):  # floats: integer arithmetic on integer values
+            _check_integral(env, e, left, right, mask)
         return _binop(e.op, left, right)
     if k == "cond":
         c = evaluate(env, e.cond, rank, mask)
@@ -77,8 +80,9 @@ def evaluate(env: EvalEnv, e: ir.Expr, rank: int, mask: np.ndarray) -> np.ndarra
         return chain(env, e, rank)
     if k == "agg":
         return aggregate(env, e, rank, mask)
-    if k == "rand":
-        return random.draw(env, e, rank, mask)
+    if k == "rand":  # an edges loop's ends key a per-edge draw
+        pair = None if e.pair is None else [evaluate(env, x, 0, mask) for x in e.pair]
+        return random.draw(env, e, rank, mask, pair)
     raise TypeError(k)
 
 
@@ -153,6 +157,10 @@ def chain(env: EvalEnv, e: ir.Chain, rank: int) -> np.ndarray:
 
 def aggregate(env: EvalEnv, e: ir.Aggregate, rank: int, mask: np.ndarray) -> np.ndarray:
     """min/max/sum/any/all/count over nodes or neighbours, on a new innermost axis."""
+    if e.domain != "nodes" and getattr(env, "sparse", None) is not None:
+        out = sparse_edges.aggregate(env, e, rank, mask)  # over the edge list: O(n + m)
+        if out is not None:
+            return out
     inner = rank + 1
     outer_mask = env.lift(mask, inner)
     if e.domain == "nodes":
@@ -287,6 +295,15 @@ def _check_fits_int(env: EvalEnv, e: ir.Call, x: np.ndarray, mask: np.ndarray) -
     if bad.any():
         env.fault("R109", f"`{e.func}` of a float that is not a finite 64-bit integer value "
                   "(inf or nan)", bad, e.span)
+
+
+def _check_integral(env: EvalEnv, e: ir.Binary, left: np.ndarray, right: np.ndarray,
+                    mask: np.ndarray) -> None:
+    """R114 / R104 where a live lane's float `%`/`//` has an operand that is not an integer
+    or a zero divisor (`algspec.op_int_floats.fault`)."""
+    bad = fault(e.op, left, right, mask)
+    if bad is not None:
+        env.fault(*bad, e.span)
 
 
 def _check_range(env: EvalEnv, e: ir.Call, low: np.ndarray, high: np.ndarray,

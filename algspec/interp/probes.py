@@ -2,8 +2,10 @@
 
 Node arrays `[B, N]`, edge `[B, N, N]`, graph `[B]`; `mask_one` and
 `categorical` one-hot (`categorical` adds a last axis of size k); pointers as
-the node index stored as float; masks 0/1. Values that break their CLRS type
-raise the run-time faults R101, R105 and R106.
+the node index stored as float; masks 0/1. `none` (`ir.NONE`) in an optional
+datum is CLRS's absent value: a `pointer?` of node v holding none is a
+self-pointer (v), a `mask_one?` holding none is all zeros. Values that break
+their CLRS type raise the run-time faults R101, R105 and R106.
 """
 
 from __future__ import annotations
@@ -12,6 +14,12 @@ import numpy as np
 
 from algspec import ir
 from algspec.interp.env import Env
+
+# the help of R101/R106 on a datum that is not optional
+NONE_HELP = {"pointer": "a pointer that may be absent is `pointer?`: `none` is then a "
+                        "self-pointer (docs/language.md)",
+             "mask_one": "a one-hot that may be empty is `mask_one?`: `onehot(none)` is then "
+                         "an all-zero mask (docs/language.md)"}
 
 
 def onehot_of(d: ir.DataDecl) -> ir.Expr | None:
@@ -59,12 +67,14 @@ def _encode(env: Env, d: ir.DataDecl, lanes: np.ndarray, out: np.ndarray) -> np.
     if hot is not None:  # build the one-hot directly: no comparison over all nodes
         with env.unobserved():
             x = np.broadcast_to(env.eval(hot, 0, lanes), (B,)).astype(np.int64)
-        bad = ((x < 0) | (x >= N)) & lanes
+        absent = (x == ir.NONE) if d.optional else np.zeros(B, bool)
+        bad = ((x < 0) | (x >= N)) & lanes & ~absent
         if bad.any():
             env.fault("R106", f"mask_one {d.stage.value} `{d.name}` is not one-hot: "
-                      "its node is out of range", bad, d.span)
+                      "its node is out of range", bad, d.span, help=NONE_HELP["mask_one"])
         out[...] = 0
         out[np.arange(B), np.clip(x, 0, N - 1)] = 1
+        out[absent] = 0
         return out
     if d.derived is not None and d.stage != ir.Stage.INPUT:
         v = env.view(d.derived, d.loc)
@@ -81,12 +91,18 @@ def _encode(env: Env, d: ir.DataDecl, lanes: np.ndarray, out: np.ndarray) -> np.
         out[...] = v[..., None] == np.arange(d.categories)
         return out
     if t == "mask_one":
-        bad = (v.sum(axis=tuple(range(1, v.ndim))) != 1) & lanes
+        ones = v.sum(axis=tuple(range(1, v.ndim)))
+        bad = ((ones > 1) if d.optional else (ones != 1)) & lanes
         if bad.any():
-            env.fault("R106", f"mask_one {what} is not one-hot", bad, d.span)
+            env.fault("R106", f"mask_one {what} is not one-hot", bad, d.span,
+                      help=None if d.optional else NONE_HELP["mask_one"])
     if t in ("pointer", "should_be_permutation") and not isinstance(d.derived, ir.Chain):
-        bad = ((v < 0) | (v >= N)) & lane
+        absent = (v == ir.NONE) if d.optional else False
+        bad = ((v < 0) | (v >= N)) & lane & ~absent
         if bad.any():
-            env.fault("R101", f"pointer {what} is out of range", bad, d.span)
+            env.fault("R101", f"pointer {what} is out of range", bad, d.span,
+                      help=NONE_HELP["pointer"] if t == "pointer" and not d.optional else None)
+        if d.optional:  # none: a self-pointer, as CLRS encodes an absent pointer
+            v = np.where(absent, np.arange(N).reshape((1, N) + (1,) * (v.ndim - 2)), v)
     out[...] = v
     return out

@@ -17,7 +17,11 @@ A draw is a pure function of four numbers, hashed with splitmix64:
   live lane of that sample (a statement or branch that does not run for the
   sample draws nothing), so it depends on that sample's own execution only;
 - the *lane* is the flat index of the processor (and aggregation element)
-  along the scope axes: every processor of a `forall` gets its own draw.
+  along the scope axes: every processor of a `forall` gets its own draw (an edge
+  round's processor (v, u) is the lane v * N + u). A draw in an edges loop
+  (`ir.Rand.pair`) puts the edge's a * N + b first, and its trips restart the
+  count (`EdgeTrips`); `symmetric` orders the pair (min, max), so both
+  directions of an edge draw alike.
 
 Values are `(h >> 11) * 2**-53`, uniform on [0, 1) with 53 random bits. An int
 `ir.Rand` (the draw of `rand_int(low, high)`) is h itself, its 64 bits as an int64,
@@ -66,9 +70,32 @@ def sample_keys(prog: ir.Program, state: dict[str, np.ndarray], B: int) -> np.nd
     return key
 
 
-def draw(env: EvalEnv, e: ir.Rand, rank: int, mask: np.ndarray) -> np.ndarray:
+def _lanes(env: EvalEnv, e: ir.Rand, rank: int, pair: list[np.ndarray] | None) -> np.ndarray:
+    """The lane numbers keying a draw: the flat index along the scope axes; an edges loop's
+    edge (a, b) comes first as a * N + b; `symmetric` orders each pair (min, max) first."""
+    N = env.N
+    lanes = np.arange(N ** rank, dtype=np.uint64).reshape((1,) + (N,) * rank)
+    if pair is None and e.symmetric:  # an edge round: axes 0 and 1 are the processors
+        more = (1,) * (rank - 2)
+        i = np.arange(N, dtype=np.uint64).reshape((1, N, 1) + more)
+        j = i.reshape((1, 1, N) + more)
+        rest = np.arange(N ** (rank - 2), dtype=np.uint64).reshape((1, 1, 1) + (N,) * (rank - 2))
+        lanes = (np.minimum(i, j) * np.uint64(N) + np.maximum(i, j)) * \
+            np.uint64(N ** (rank - 2)) + rest
+    if pair is not None:
+        a, b = (np.asarray(x, np.int64).reshape((env.B,) + (1,) * rank).astype(np.uint64)
+                for x in pair)
+        if e.symmetric:
+            a, b = np.minimum(a, b), np.maximum(a, b)
+        lanes = (a * np.uint64(N) + b) * np.uint64(N ** rank) + lanes
+    return lanes
+
+
+def draw(env: EvalEnv, e: ir.Rand, rank: int, mask: np.ndarray,
+         pair: list[np.ndarray] | None = None) -> np.ndarray:
     """Uniform [0, 1) values of shape (B, N, ..., N) (one per lane) for one evaluation of `e`.
 
+    `pair`: the values of `e.pair` (an edges loop's ends, per sample) for a per-edge draw.
     The sample keys are computed at the first draw (programs without `rand()` never pay).
     """
     keys = getattr(env, "rand_keys", None)
@@ -86,9 +113,64 @@ def draw(env: EvalEnv, e: ir.Rand, rank: int, mask: np.ndarray) -> np.ndarray:
     live = np.broadcast_to(mask, (env.B,) + np.shape(mask)[1:]).reshape(env.B, -1).any(axis=1)
     with np.errstate(over="ignore"):
         base = mix(keys ^ mix(np.uint64(e.site) * _M1 + mix(count)))  # [B]
-        lanes = np.arange(env.N ** rank, dtype=np.uint64).reshape((1,) + (env.N,) * rank)
+        lanes = _lanes(env, e, rank, pair)
         h = mix(base.reshape((env.B,) + (1,) * rank) + mix(lanes ^ _M2))
     counts[e.site] = count + live.astype(np.uint64)
     if e.dtype == ir.DType.INT:
         return h.view(np.int64)
     return (h >> np.uint64(11)).astype(np.float64) * (2.0 ** -53)
+
+
+class EdgeTrips:
+    """The counts of an edges loop's per-edge draws (`ir.Rand.pair`): each trip starts from
+    the counts the loop started with, so the edge, not the trip number, tells the trips'
+    draws apart ((u, v) and (v, u) of a symmetric draw meet the same count); after the loop
+    a site's count is the most any trip reached."""
+
+    def __init__(self, env: EvalEnv, sites: list[int]) -> None:
+        self.env, self.sites = env, sites
+        counts = env.__dict__.setdefault("rand_counts", {})
+        self.start = {k: counts.get(k) for k in sites}
+        self.most = dict(self.start)
+
+    @staticmethod
+    def of(env: EvalEnv, loop: ir.ForEdges) -> EdgeTrips | None:
+        """The loop's bookkeeping, None when its body draws nothing per edge."""
+        cache = env.__dict__.setdefault("edge_draw_sites", {})
+        sites = cache.get(loop.id)
+        if sites is None:
+            sites = cache[loop.id] = _edge_sites(loop)
+        return EdgeTrips(env, sites) if sites else None
+
+    def _note(self) -> None:
+        counts = self.env.rand_counts
+        for k in self.sites:
+            now, most = counts.get(k), self.most[k]
+            self.most[k] = now if most is None or now is None else np.maximum(most, now)
+
+    def trip(self) -> None:
+        """Before each trip: the counts go back to the loop's start."""
+        self._note()
+        for k in self.sites:
+            if self.start[k] is None:
+                self.env.rand_counts.pop(k, None)
+            else:
+                self.env.rand_counts[k] = self.start[k]
+
+    def end(self) -> None:
+        self._note()
+        for k in self.sites:
+            if self.most[k] is not None:
+                self.env.rand_counts[k] = self.most[k]
+
+
+def _edge_sites(loop: ir.ForEdges) -> list[int]:
+    """The sites of the per-edge draws of this loop: in its body, not in a nested edges loop."""
+    out: set[int] = set()
+    for s, enclosing in ir.walk_statements(loop.body):
+        if isinstance(s, ir.ForEdges) or any(isinstance(x, ir.ForEdges) for x in enclosing):
+            continue
+        for x in ir.statement_exprs(s):
+            out.update(r.site for r in ir.walk_expr(x)
+                       if isinstance(r, ir.Rand) and r.pair is not None)
+    return sorted(out)

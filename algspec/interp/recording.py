@@ -116,8 +116,11 @@ class Recorder:
         need = int(rows.max()) + 1
         # Lock-step (every sample live, all at the same frame): copy whole rows.
         whole = len(lanes) == env.B and int(rows.min()) == need - 1
+        sparse = getattr(env, "sparse", None)  # edge data at the edges only (sparse_edges.py)
         for name in self.snap + ["@stmt"]:
             src = env.state[name] if name != "@stmt" else None
+            if sparse is not None and name in sparse.snapped:
+                src = sparse.at_edges(src)
             buf = self.buffers.get(name)
             if buf is None or buf.shape[0] < need:
                 buf = self._grow(name, need, src if src is not None
@@ -175,6 +178,9 @@ class Recorder:
                 continue
             if name in self.buffers:
                 buf = self.buffers[name][t0:t1]
+                sparse = getattr(env, "sparse", None)
+                if sparse is not None and name in sparse.snapped:
+                    buf = sparse.densify(name, buf)
             elif self._decls[name].stage == ir.Stage.INPUT:
                 buf = np.broadcast_to(arr[None], (T,) + arr.shape)
             else:

@@ -19,6 +19,7 @@ import numpy as np
 
 from algspec import ir, ops
 from algspec.diagnostics import RuntimeFault, Span
+from algspec.interp import random
 from algspec.interp.calls import call_proc, recur
 from algspec.interp.env import NP_DTYPE as _NP
 from algspec.interp.env import Env
@@ -28,6 +29,8 @@ from algspec.interp.memory import small_pages
 from algspec.interp.observe import ActivityObserver, report_loop
 from algspec.interp.recording import Recorder, Trajectories
 from algspec.interp.size_checks import node_count_too_large, overflowing_lanes
+from algspec.interp.sparse_edges import build as sparse_index
+from algspec.interp.sparse_edges import forall as sparse_forall
 from algspec.interp.writes import check_index, commit
 from algspec.interp.writes import fresh as _fresh
 from algspec.size_text import size_text
@@ -94,7 +97,7 @@ class Machine(Env):
 
     def __init__(self, prog: ir.Program, inputs: dict[str, np.ndarray], n: int,
                  observer: ActivityObserver | None = None, dtype=np.float32,
-                 batch_size: int | None = None):
+                 batch_size: int | None = None, mode: str | None = None):
         if batch_size is None:
             if not inputs:
                 raise ValueError(f"{prog.name} has no generated inputs: give the batch size")
@@ -118,6 +121,7 @@ class Machine(Env):
         self.adj = self._interconnection()
         self.m = self.adj.sum(axis=(1, 2)).astype(np.int64)
         self._init_state()
+        self.sparse = sparse_index(self, mode)  # edge lists, or None: dense rounds (mode.py)
         self.recorder = Recorder(prog, self._decls, B, self._frame_bound)
         self.loop_iters: dict[int, np.ndarray] = {}  # stmt id -> max trips per sample
         self._wrapping: dict[int, np.ndarray | None] = {}  # bound -> samples it overflows
@@ -252,8 +256,8 @@ class Machine(Env):
 
     def block(self, stmts: list[ir.Statement], mask: np.ndarray, rank: int) -> None:
         for s in stmts:
-            if self.broken and rank == 0:
-                mask = mask & ~self.broken[-1]
+            if self.broken and (rank == 0 or self.broken[-1].shape == mask.shape):
+                mask = mask & ~self.broken[-1]  # a per-lane loop's break has the lanes' shape
             if not mask.any():
                 return
             self.exec(s, mask, rank)
@@ -284,9 +288,9 @@ class Machine(Env):
                 self.stmt = s
                 self.block(s.otherwise, mask & ~c, rank)
         elif k == "while":
-            self.while_loop(s, mask)
+            self.while_loop(s, mask, rank)
         elif k == "for_range":
-            self.for_range(s, mask)
+            self.for_range(s, mask, rank)
         elif k == "for_nodes":
             self.for_nodes(s, mask)
         elif k == "for_edges":
@@ -314,30 +318,36 @@ class Machine(Env):
         return np.ceil(np.broadcast_to(np.maximum(v, 0.0), (self.B,))).astype(np.int64)
 
     def _count_iters(self, s: ir.Statement, lanes: np.ndarray, iters: np.ndarray) -> None:
-        """A loop finished on the samples in `lanes` after `iters` trips (per sample)."""
+        """A loop finished on the samples in `lanes` after `iters` trips (per sample; a loop
+        run per processor of a round counts its most trips over the processors)."""
+        if iters.ndim > 1:
+            iters = iters.reshape(self.B, -1).max(axis=1)
+            lanes = np.asarray(lanes).reshape(self.B, -1).any(axis=1)
         cur = self.loop_iters.get(s.id)
         self.loop_iters[s.id] = iters.copy() if cur is None else np.maximum(cur, iters)
         report_loop(self.obs, s.id, lanes, iters)
 
-    def while_loop(self, s: ir.While, mask: np.ndarray) -> None:
-        bound = self._bound(s, s.bound)
-        iters = np.zeros(self.B, np.int64)
-        self.broken.append(np.zeros(self.B, bool))
-        lanes = mask & self.eval(s.cond, 0, mask)
+    def while_loop(self, s: ir.While, mask: np.ndarray, rank: int = 0) -> None:
+        """A `while`; at `rank` > 0 (a procedure called in a round) each processor's lane
+        runs its own trips."""
+        bound = self._lane_bound(self._bound(s, s.bound), mask)
+        iters = np.zeros(mask.shape, np.int64)
+        self.broken.append(np.zeros(mask.shape, bool))
+        lanes = mask & self.eval(s.cond, rank, mask)
         while lanes.any():
             over = self._trip(s, lanes, iters, bound)
             if over.any():
                 self.stmt = s
-                b = int(bound[over][0])
+                b = int(np.broadcast_to(bound, over.shape)[over][0])
                 trips = f"{b} iteration{'' if b == 1 else 's'}"
                 if s.whp:
                     self.fault("R107", "high-probability loop bound exceeded: more than "
                                f"{trips} (`bound ... whp`)", over)
                 self.fault("R102", f"loop bound exceeded: more than {trips}", over)
-            self.block(s.body, lanes, 0)
+            self.block(s.body, lanes, rank)
             lanes = lanes & ~self.broken[-1]
             self.stmt = s
-            lanes = lanes & self.eval(s.cond, 0, lanes)
+            lanes = lanes & self.eval(s.cond, rank, lanes)
         self.broken.pop()
         self._count_iters(s, mask, iters)
 
@@ -347,24 +357,26 @@ class Machine(Env):
     def _set_var(self, name: str, local: bool, value: np.ndarray, lanes: np.ndarray) -> None:
         store = self.locals if local else self.state
         old = store.get(name)
-        if old is None:
-            old = np.zeros(self.B, np.int64)
+        if old is None or old.shape != lanes.shape:
+            old = np.zeros(lanes.shape, np.int64)
         store[name] = np.where(lanes, value, old)
 
-    def for_range(self, s: ir.ForRange, mask: np.ndarray) -> None:
-        if s.step is not None:
+    def for_range(self, s: ir.ForRange, mask: np.ndarray, rank: int = 0) -> None:
+        """`for x in a .. b`; at `rank` > 0 (a procedure called in a round) each processor's
+        lane has its own ends and trips."""
+        if s.step is not None:  # never per lane (the lowering refuses it: E501)
             self.for_step(s, mask)
             return
-        start = np.broadcast_to(self.eval(s.start, 0, mask), (self.B,))
-        stop = np.broadcast_to(self.eval(s.stop, 0, mask), (self.B,))
+        start = np.broadcast_to(self.eval(s.start, rank, mask), mask.shape)
+        stop = np.broadcast_to(self.eval(s.stop, rank, mask), mask.shape)
         live = mask & (start < stop)
-        iters = np.zeros(self.B, np.int64)
+        iters = np.zeros(mask.shape, np.int64)
         if not live.any():
             self._count_iters(s, mask, iters)
             return
         lo, hi = int(start[live].min()), int(stop[live].max())
-        bound = self._bound(s, s.bound)
-        self.broken.append(np.zeros(self.B, bool))
+        bound = self._lane_bound(self._bound(s, s.bound), mask)
+        self.broken.append(np.zeros(mask.shape, bool))
         ks = range(hi - 1, lo - 1, -1) if s.reverse else range(lo, hi)
         for k in ks:
             lanes = live & ~self.broken[-1] & (start <= k) & (k < stop)
@@ -376,8 +388,8 @@ class Machine(Env):
             if over.any():
                 self.stmt = s
                 self.fault("R102", "loop bound exceeded", over)
-            self._set_loop_var(s, np.full(self.B, k), lanes)
-            self.block(s.body, lanes, 0)
+            self._set_loop_var(s, np.full(mask.shape, k), lanes)
+            self.block(s.body, lanes, rank)
         self.broken.pop()
         self._count_iters(s, mask, iters)
 
@@ -422,6 +434,10 @@ class Machine(Env):
         self.broken.pop()
         self._count_iters(s, mask, iters)
 
+    def _lane_bound(self, bound: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """A per-sample bound shaped to broadcast over a round's processor lanes."""
+        return bound.reshape(bound.shape + (1,) * (mask.ndim - 1))
+
     def _trip(self, s: ir.Loop, lanes: np.ndarray, iters: np.ndarray,
               bound: np.ndarray) -> np.ndarray:
         """Count one trip of loop `s` on `lanes` (per execution in `iters`, over the run for a
@@ -455,10 +471,13 @@ class Machine(Env):
         iters = np.zeros(self.B, np.int64)
         bound = self._bound(s, s.bound) if len(b) else None
         self.broken.append(np.zeros(self.B, bool))
+        trips = random.EdgeTrips.of(self, s)  # per-edge draws in the body
         for k in range(int(counts.max(initial=0))):
             lanes = mask & ~self.broken[-1] & (k < counts)
             if not lanes.any():
                 break
+            if trips is not None:
+                trips.trip()
             over = self._trip(s, lanes, iters, bound)
             if over.any():
                 self.stmt = s
@@ -473,6 +492,8 @@ class Machine(Env):
             for name, local, ends in zip(s.vars, s.vars_local, (u, v)):
                 self._set_var(name, local, ends[at] if len(ends) else at, lanes)
             self.block(s.body, lanes, 0)
+        if trips is not None:
+            trips.end()
         self.broken.pop()
         self._count_iters(s, mask, iters)
 
@@ -507,10 +528,12 @@ class Machine(Env):
         self.locals = saved_locals | {k: v for k, v in self.locals.items() if k in saved_locals}
         outer_combined, self.combined = self.combined, {}  # writes.RoundWrites per datum
         for w in pending.writes:
-            commit(self, *w)
+            commit(self, *w) if isinstance(w, tuple) else w()  # an edge round's: a call
         self.combined = outer_combined
 
     def forall(self, s: ir.Forall, mask: np.ndarray) -> None:
+        if self.sparse is not None and sparse_forall(self, s, mask):
+            return
         rank = len(s.vars)
         m = self._lift(mask, rank)
         if rank == 2:
@@ -576,14 +599,17 @@ class Machine(Env):
 
 def run(prog: ir.Program, inputs: dict[str, np.ndarray], n: int,
         observer: ActivityObserver | None = None, dtype=np.float32,
-        batch_size: int | None = None, rand_keys: np.ndarray | None = None) -> Trajectories:
+        batch_size: int | None = None, rand_keys: np.ndarray | None = None,
+        mode: str | None = None) -> Trajectories:
     """Execute `prog` on a batch of primary inputs (arrays with a leading batch axis).
 
     Probes are stored as `dtype`: float32 for samplers (as models consume them),
     float64 for `trace`, so values match dm-clrs's own probes exactly. `rand_keys`
     (uint64, one per sample) key `rand()` besides the inputs (`interp.random`).
+    `mode` ("auto", "dense", "sparse"; default $ALGSPEC_INTERP_MODE or "auto") picks
+    the execution mode (`interp.mode`); both give the same bytes.
     """
-    mach = Machine(prog, inputs, n, observer, dtype, batch_size)
+    mach = Machine(prog, inputs, n, observer, dtype, batch_size, mode)
     if rand_keys is not None:
         mach.given_rand_keys = np.broadcast_to(np.asarray(rand_keys, np.uint64), (mach.B,))
     traj = mach.run()

@@ -76,13 +76,27 @@ def commit(env: Env, t: ir.Target, v, idx, mask, rank, combiner, s, keys=None) -
     pos = np.nonzero(m)
     if not len(pos[0]):
         return
+    ii = None if t.loc == ir.Loc.GRAPH else [np.broadcast_to(i, shape)[pos] for i in idx]
+    kvs = [np.broadcast_to(k, shape)[pos] for k in keys or []]
+    commit_at(env, t, pos, val[pos], ii, kvs, rank, combiner, s)
+
+
+def commit_at(env: Env, t: ir.Target, pos: tuple, vals: np.ndarray, ii, kvs: list,
+              rank: int, combiner, s) -> None:
+    """A parallel write at the processors `pos` ((b, v) or (b, v, w), in C order): their
+    values, target indices (`ii`, None for graph data) and `by argmin` key components.
+
+    Shared by the dense rounds and the edge-list rounds (`sparse_edges.py`), so that
+    both combine concurrent writes alike.
+    """
+    dt = NP_DTYPE[t.dtype]
+    store = env.state
+    arr = store[t.name]
     b = pos[0]
-    vals = val[pos]
     if t.loc == ir.Loc.GRAPH:
         key = b
         size = env.B
     else:
-        ii = [np.broadcast_to(i, shape)[pos] for i in idx]
         check_index(env, ii, t, b)
         key = b * env.N + ii[0] if len(ii) == 1 else (b * env.N + ii[0]) * env.N + ii[1]
         size = arr.size
@@ -98,8 +112,7 @@ def commit(env: Env, t: ir.Target, v, idx, mask, rank, combiner, s, keys=None) -
     if combiner in (None, "priority", "argmin", "argmax"):
         proc = pos[1] if rank == 1 else pos[1] * env.N + pos[2]
         ks = []
-        for k in (keys or []) if combiner in ("argmin", "argmax") else []:
-            kv = np.broadcast_to(k, shape)[pos]
+        for kv in kvs if combiner in ("argmin", "argmax") else []:
             kv = kv.astype(np.int64) if kv.dtype.kind == "b" else kv
             ks.append(-kv if combiner == "argmax" else kv)
         # Sort writers by (place, key components, processor order); the first of each

@@ -58,6 +58,9 @@ class CallExpr(Node):
     kind: Literal["call"] = "call"
     func: str
     args: list[Expr]
+    # `name = value` arguments after the positional ones, in source order (`rand(symmetric =
+    # true)`); only `rand` and `rand_int` take any
+    kwargs: list[tuple[str, Expr]] = []
 
 
 class AggExpr(Node):
@@ -231,6 +234,7 @@ class Decl(Node):
     name_span: Span = Span()
     type_name: str
     type_arg: int | None = None
+    optional: bool = False  # `pointer?`/`mask_one?`: may hold `none`
     derived: Expr | None = None  # `= expr`: a view evaluated at every frame
     initial: Expr | None = None  # `:= expr` (or `= expr` on state): initial value
     generator: GeneratorCall | None = None

@@ -148,8 +148,9 @@ class _ToAst(Transformer):
         return ast.TupleExpr(items=list(c), span=_span(meta))
 
     def call(self, meta, c):
-        return ast.CallExpr(func=str(c[0]), args=[x for x in c[1:] if x is not None],
-                            span=_span(meta))
+        given = [x for x in c[1:] if x is not None]  # `kwarg` gives (name, expr) pairs
+        return ast.CallExpr(func=str(c[0]), args=[x for x in given if not isinstance(x, tuple)],
+                            kwargs=[x for x in given if isinstance(x, tuple)], span=_span(meta))
 
     def aggregate(self, meta, c):
         op, body, var, (domain, of), filt, unstable, default = c
@@ -292,7 +293,7 @@ class _ToAst(Transformer):
         return c[0]
 
     def dtype(self, meta, c):
-        return (str(c[0]), int(c[1]) if c[1] is not None else None)
+        return (str(c[0]), int(c[1]) if c[1] is not None else None, c[2] is not None)
 
     def stage(self, meta, c):
         return str(c[0])
@@ -307,8 +308,10 @@ class _ToAst(Transformer):
         return (str(c[0]).strip('"'), _span(c[0]))
 
     def decl(self, meta, c):
-        stage, loc, name, index, spec_name, (tname, targ), rhs, pad, masked = c
+        stage, loc, name, index, spec_name, (tname, targ, optional), rhs, pad, masked = c
         fields: dict = {"masked": masked} if masked is not None else {}
+        if optional:
+            fields["optional"] = True
         if stage == "private":  # an input that stays out of the CLRS spec
             stage, fields["private"] = "input", True
         if index is not None:

@@ -8,7 +8,7 @@ import numpy as np
 
 from algspec import ir, ops
 from algspec.diagnostics import Span
-from algspec.generators import GENERATORS, check_declared_type, validate_params
+from algspec.generators import GENERATORS, Generator, check_declared_type, validate_params
 from algspec.graph_kinds import GRAPH_KINDS
 from algspec.language import ast
 from algspec.lowering.scope import (
@@ -146,9 +146,16 @@ class Declarations(Reporter):
         if ctype == "should_be_permutation" and loc != ir.Loc.NODE:
             self.err("E103", "a permutation is a node-level type", d.span)
             return None
+        if d.optional and not (ctype == "mask_one" or ctype == "pointer" and
+                               loc == ir.Loc.NODE):
+            self.err("E103", f"`{d.type_name}?` cannot be optional: `?` (may be `none`) is "
+                     "for a node `pointer?` or a `mask_one?`", d.span,
+                     help="an absent pointer is a self-pointer, which only a node pointer "
+                          "has; an absent one-hot is an all-zero mask")
+            return None
         return ir.DataDecl(name=d.name, stage=stage, loc=loc, clrs_type=ctype,
                            categories=d.type_arg, dtype=ir.CLRS_DTYPES[ctype], span=d.span,
-                           private=d.private)
+                           private=d.private, optional=d.optional)
 
     def spec_fidelity(self, decl: ir.DataDecl, d: ast.Decl) -> bool:
         """Check a declared `pos`, a spec name (`as`) and private inputs; False drops `decl`."""
@@ -209,11 +216,14 @@ class Declarations(Reporter):
                 self.fail("E104", f"unknown generator `{d.generator.name}`", d.generator.span,
                           help="one of: " + ", ".join(sorted(GENERATORS)))
             if gen.location != decl.loc.value:
+                twin = GENERATORS.get(f"{gen.name}_scalar")  # `uniform_int` -> graph twin
                 self.fail("E104", f"generator `{gen.name}` makes {gen.location} data but "
-                          f"`{decl.name}` is {decl.loc.value} data", d.generator.span)
+                          f"`{decl.name}` is {decl.loc.value} data", d.generator.span,
+                          help=f"its {twin.location}-level form is `{twin.name}()`"
+                          if twin is not None and twin.location == decl.loc.value else None)
             for k in d.generator.duplicates:
                 self.fail("E105", f"generator parameter `{k}` is given twice", d.generator.span)
-            params = {k: self.generator_param(k, v) for k, v in d.generator.params.items()}
+            params = {k: self.generator_param(k, v, gen) for k, v in d.generator.params.items()}
             problems = validate_params(gen.name, params)
             if problems:
                 self.fail("E105", "; ".join(problems), d.generator.span,
@@ -271,8 +281,13 @@ class Declarations(Reporter):
                       "definition (`= expr`)", d.span,
                       help="generators: " + ", ".join(sorted(GENERATORS)))
 
-    def generator_param(self, key: str, v: ast.Expr) -> float | int | bool | ir.Expr:
-        """A generator parameter: a constant, or a size expression in n evaluated when sampling."""
+    def generator_param(self, key: str, v: ast.Expr,
+                        gen: Generator | None = None) -> float | int | bool | str | ir.Expr:
+        """A generator parameter: a constant, a name (`family = delaunay`), or a size
+        expression in n evaluated when sampling."""
+        names = gen.names.get(key) if gen is not None else None
+        if names:
+            return self.generator_name(gen.name, key, v, names)
         if isinstance(v, ast.Num):
             return v.value
         if isinstance(v, ast.UnaryExpr) and v.op == "-" and isinstance(v.operand, ast.Num):
@@ -282,6 +297,17 @@ class Declarations(Reporter):
                       "expression in n", v.span,
                       help="e.g. `p = 2.0 / n`; inputs are drawn before N, m and data exist")
         return self.expr(v, Scope())[0]
+
+    def generator_name(self, gen: str, key: str, v: ast.Expr, names: tuple[str, ...]) -> str:
+        """A name parameter, written as a bare identifier and checked against its table."""
+        listed = ", ".join(names)
+        if not isinstance(v, ast.Name):
+            self.fail("E105", f"generator parameter `{key}` of `{gen}` takes a name, one of: "
+                      f"{listed}", v.span, help=f"e.g. `{key} = {names[-1]}`")
+        if v.name not in names:
+            self.fail("E105", f"`{v.name}` is not a `{key}` of generator `{gen}`; one of: "
+                      f"{listed}", v.span, help="see docs/generators.md")
+        return v.name
 
     def lower_graph(self) -> ir.Graph:
         kind = self.prog.graph_kind

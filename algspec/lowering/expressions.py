@@ -5,6 +5,7 @@ from __future__ import annotations
 from algspec import ir, ops
 from algspec.diagnostics import Span
 from algspec.language import ast
+from algspec.lowering import draws
 from algspec.lowering.scope import INDEX_TYPES, WHOLE_FUNCS, Abort, Reporter, Scope
 
 
@@ -149,6 +150,10 @@ class Expressions(Reporter):
         if nm == "inf":
             return ir.Const(value=float("inf"), dtype=ir.DType.FLOAT, span=e.span), frozenset()
         d = self.decls.get(nm)
+        if d is None and nm == "none" and nm not in scope.failed:
+            # no node: `pointer?`/`mask_one?` encode it (docs/language.md); data a file
+            # declares as `none` keep that name
+            return ir.Const(value=ir.NONE, dtype=ir.DType.INT, span=e.span), frozenset()
         if d is None:
             if nm in scope.failed:
                 raise Abort()  # a local whose `let` was reported
@@ -230,12 +235,14 @@ class Expressions(Reporter):
         if e.func in WHOLE_FUNCS:
             self.fail("E207", f"`{e.func}(...)` makes a whole array; use it as the definition "
                       "of node/edge data", e.span)
+        if e.kwargs and e.func not in ("rand", "rand_int"):
+            draws.no_kwargs(self, e)
         if e.func == "rand":
             return self.rand(e, scope)
         if e.func == "rand_int":
             return self.rand_int(e, scope)
         op = ops.CALLS.get(e.func)
-        proc = getattr(self, "procs", {}).get(e.func)
+        proc = self.procs.get(e.func)
         if op is None and proc is None and any(  # declarations are lowered before procedures
                 isinstance(x, ast.ProcDef) and x.name == e.func for x in self.prog.body):
             self.fail("E710", f"`{e.func}(...)` runs statements, so its value cannot be computed "
@@ -324,17 +331,22 @@ class Expressions(Reporter):
         return ir.Tuple(args=out, span=e.span), axes
 
     def rand(self, e: ast.CallExpr, scope: Scope) -> tuple[ir.Expr, frozenset[int]]:
-        """`rand()`: only in the body (definitions and initial values are deterministic)."""
+        """`rand()`: only in the body (definitions and initial values are deterministic).
+        Per edge in `for (u, v) in edges(A)` (`lowering.draws`); `symmetric = true`: one
+        draw per unordered pair."""
         if e.args:
-            self.fail("E207", "`rand()` takes no arguments", e.span)
+            self.fail("E207", "`rand()` takes no arguments besides `symmetric = true`", e.span)
+        symmetric = draws.symmetric_option(self, e)
         if scope.derived_of is not None or scope.derived_stage is not None:
             self.fail("E107", "`rand()` is only allowed in the algorithm body, not in data "
                       "definitions or initial values", e.span,
                       help="draw it in the body: `forall v { r[v] = rand() }`")
-        site = getattr(self, "rand_sites", 0)
+        site = self.rand_sites
         self.rand_sites = site + 1
         # A draw per processor: it varies along every bound index variable.
-        return ir.Rand(site=site, span=e.span), frozenset(range(len(scope.index_vars)))
+        pair = draws.edge_keying(self, e, scope, symmetric)
+        return ir.Rand(site=site, pair=pair, symmetric=symmetric, span=e.span), \
+            frozenset(range(len(scope.index_vars)))
 
     def rand_int(self, e: ast.CallExpr, scope: Scope) -> tuple[ir.Expr, frozenset[int]]:
         """`rand_int(low, high)`: `rand()`'s draw, taken as its whole 64-bit hash (an int
@@ -342,8 +354,9 @@ class Expressions(Reporter):
         if len(e.args) != 2:
             self.fail("E207", "`rand_int(low, high)` takes two arguments: the smallest int "
                       "it may draw and one past the largest", e.span)
-        bits, axes = self.rand(ast.CallExpr(func="rand", args=[], span=e.span), scope)
-        bits = ir.Rand(site=bits.site, dtype=ir.DType.INT, span=e.span)
+        bits, axes = self.rand(ast.CallExpr(func="rand", args=[], kwargs=e.kwargs, span=e.span),
+                               scope)
+        bits = bits.model_copy(update={"dtype": ir.DType.INT})
         (low, a1), (high, a2) = (self.expr(x, scope) for x in e.args)
         dt = self.apply_op(ops.CALLS["rand_int"], [*e.args, e], [low, high, bits], e.span)
         return ir.Call(func="rand_int", args=[low, high, bits], dtype=dt, span=e.span), \

@@ -15,6 +15,7 @@ import math
 from algspec import ir, ops
 from algspec.diagnostics import Span
 from algspec.language import ast
+from algspec.lowering import draws
 from algspec.lowering.scope import RESERVED, Abort, Reporter, Scope
 from algspec.size_text import size_text
 
@@ -23,7 +24,9 @@ class Loops(Reporter):
     """Loop statements -> IR loops, with their per-execution and total bounds."""
 
     def loop(self, s, scope: Scope) -> ir.Statement:
-        if scope.in_round:
+        if scope.in_round and scope.per_lane:
+            self.per_lane_loop(s)
+        elif scope.in_round:
             self.fail("E501", "loops are not allowed inside a round", s.span,
                       help="a round is one synchronous step; put the loop around the round")
         inner = scope.child(loop_depth=scope.loop_depth + 1)
@@ -33,6 +36,24 @@ class Loops(Reporter):
             if id(s.body) not in self.lowered_bodies:  # a wrong header: the body's own
                 self.body_after_error(s, inner)      # mistakes are reported all the same
             raise
+
+    def per_lane_loop(self, s) -> None:
+        """E501 for a loop of a procedure called in a round that cannot run per processor:
+        each processor runs `while` and `for x in a .. b` loops on its own lane."""
+        what = None
+        if isinstance(s, ast.ForNodesStmt):
+            what = "`for ... in nodes by` orders every node"
+        elif isinstance(s, ast.ForEdgesStmt):
+            what = "`for ... in edges(...)` lists every edge"
+        elif isinstance(s, ast.ForRangeStmt) and s.step is not None:
+            what = "a range with `step`"
+        elif getattr(s, "total", None) is not None:
+            what = "`total bound` (trips over the run)"
+        if what is not None:
+            self.fail("E501", f"{what} cannot run per processor in a procedure called in a "
+                      "round", s.span, help="inside a round each processor runs `while` and "
+                      "`for x in a .. b` loops with a per-execution `bound`; call the procedure "
+                      "outside the round for anything else")
 
     @property
     def lowered_bodies(self) -> set[int]:
@@ -108,6 +129,10 @@ class Loops(Reporter):
 
     def loop_var(self, name: str, span: Span, scope: Scope, inner: Scope) -> bool:
         d = self.decls.get(name)
+        if d is not None and scope.per_lane:
+            self.fail("E501", f"loop variable `{name}` is declared data: every processor of the "
+                      "round would write it", span, help="in a procedure called in a round, "
+                      "count with a local loop variable (an undeclared name)")
         if d is not None:
             if d.loc != ir.Loc.GRAPH or d.dtype != ir.DType.INT or d.stage != ir.Stage.STATE:
                 self.fail("E205", f"loop variable `{name}` is declared but is not a graph-level "
@@ -115,7 +140,9 @@ class Loops(Reporter):
             return False
         if name in RESERVED or name in scope.index_vars:
             self.fail("E101", f"`{name}` cannot be a loop variable", span)
-        inner.locals[name] = (ir.DType.INT, frozenset())
+        # per processor in a round: each lane counts its own range
+        inner.locals[name] = (ir.DType.INT, frozenset(range(scope.processors))
+                              if scope.per_lane else frozenset())
         return True
 
     def range_bound(self, start: ir.Expr, stop: ir.Expr, s: ast.ForRangeStmt,
@@ -212,7 +239,7 @@ class Loops(Reporter):
         return step, down
 
     def node_count_ir(self) -> ir.Expr | None:
-        return getattr(self, "node_count", None)
+        return self.node_count
 
     def for_edges(self, s: ast.ForEdgesStmt, scope: Scope, inner: Scope,
                   total: ir.Expr | None = None) -> ir.ForEdges:
@@ -257,9 +284,15 @@ class Loops(Reporter):
         else:
             bound = ir.Size(which="m", span=s.array_span)
         sid = self.new_id()
+        outer_loop = self.edge_loop  # draws in the body are per edge
+        self.edge_loop = (draws.loop_ends(list(s.vars), local), len(self.proc_stack))
+        try:
+            body = self.loop_body(s, inner)
+        finally:
+            self.edge_loop = outer_loop
         return ir.ForEdges(id=sid, vars=list(s.vars), vars_local=local, array=d.name,
                            select=select, key=key, unstable=s.unstable, bound=bound, total=total,
-                           body=self.loop_body(s, inner), span=s.span)
+                           body=body, span=s.span)
 
 def _negated(e: ir.Expr, span: Span) -> ir.Expr:
     """-e for a step that counts down, written so the size classes see a positive value:

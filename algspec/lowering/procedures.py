@@ -34,9 +34,7 @@ class Procedures(Reporter):
 
     def __init__(self, prog: ast.Program, path: str):
         super().__init__(prog, path)
-        self.procs: dict[str, ast.ProcDef] = {}
         self.recursive: dict[str, set[str]] = {}
-        self.proc_stack: list[tuple[str, str, list[ir.DType]]] = []  # (proc, IR name, param dtypes)
         self.call_sites = 0
         # statements of the procedure calls in the expressions of the statement being lowered,
         # which run before it (`Statements.lower_block` collects them); None outside statements
@@ -135,17 +133,11 @@ class Procedures(Reporter):
                       help=("procedures: " + ", ".join(sorted(self.procs))) if self.procs else
                       "define it with `proc NAME(params) { ... }` or `include` a file that does")
         if scope.in_round:
-            self.fail("E708", f"call of `{s.name}` inside a round", s.span,
-                      help="a procedure runs sequential statements; call it outside the round")
+            self._round_call_problems(p, s.span)
         if len(s.args) != len(p.params):
             self.fail("E702", f"`{s.name}` takes {len(p.params)} argument"
                       f"{'' if len(p.params) == 1 else 's'}, not {len(s.args)}", s.span)
-        args: list[ir.Expr] = []
-        for a in s.args:
-            v, ax = self.expr(a, scope)
-            if ax:
-                self.fail("E201", "a procedure argument must be one value", a.span)
-            args.append(v)
+        args, axes = self._args(s.args, scope)
         for name, irname, dtypes in reversed(self.proc_stack):
             if name == s.name:  # a recursive call of an enclosing invocation
                 return [ir.Recur(id=self.new_id(), name=irname, span=s.span,
@@ -154,7 +146,7 @@ class Procedures(Reporter):
         if p.name in self.recursive and self.returns(p):
             raise Abort()  # E711 at its definition
         if p.name not in self.recursive:
-            return self._inline(p, args, s.span)[0]
+            return self._inline(p, args, s.span, scope, axes)[0]
         self.call_sites += 1
         k = self.call_sites
         dtypes = [v.dtype for v in args]
@@ -170,19 +162,87 @@ class Procedures(Reporter):
                         depth=depth, calls=calls, locals=params + sorted(
                             set(ren.values()) - set(params)), body=body, span=s.span)]
 
-    def _inline(self, p: ast.ProcDef, args: list[ir.Expr], span
+    def _args(self, exprs: list[ast.Expr], scope: Scope
+              ) -> tuple[list[ir.Expr], list[frozenset[int]]]:
+        """A call's arguments: one value each (per processor inside a round)."""
+        args: list[ir.Expr] = []
+        axes: list[frozenset[int]] = []
+        for a in exprs:
+            v, ax = self.expr(a, scope)
+            if ax - frozenset(range(scope.processors)):
+                self.fail("E201", "a procedure argument must be one value", a.span)
+            args.append(v)
+            axes.append(ax)
+        return args, axes
+
+    def _inline(self, p: ast.ProcDef, args: list[ir.Expr], span, caller: Scope | None = None,
+                axes: list[frozenset[int]] | None = None
                 ) -> tuple[list[ir.Statement], dict[str, str], ir.DType | None]:
         """A non-recursive procedure's statements at a call site (parameters bound by `let`),
-        its locals renamed apart, and the dtype of its value (None without `return`)."""
+        its locals renamed apart, and the dtype of its value (None without `return`).
+
+        Called inside a round, the body is lowered per processor (`_lane`): a parameter
+        given a processor variable is that variable (so `x[p] = ...` stays the
+        processor's own cell), the others are per-lane locals."""
         self.call_sites += 1
         k = self.call_sites
-        body = self._lower_body(p, [v.dtype for v in args], f"{p.name}#{k}")
+        lane = aliases = back = None
+        if caller is not None and caller.in_round:
+            lane, aliases, back = self._lane(p, args, axes or [frozenset()] * len(args), caller)
+            self.lane_calls.append((p.name, span))
+        try:
+            body = self._lower_body(p, [v.dtype for v in args], f"{p.name}#{k}", lane)
+        finally:
+            if lane is not None:
+                self.lane_calls.pop()
         dtype = self._return_dtype(p, body)
         ren = {q: f"{q}@{k}" for q in _own_locals(body) | set(p.params)}
         body = [_rename(st, ren, p.origin) for st in body]
+        if back:
+            body = _rename_ivars(body, back)
         lets: list[ir.Statement] = [ir.Let(id=self.new_id(), name=ren[q], value=v, span=span)
-                                    for q, v in zip(p.params, args)]
+                                    for q, v in zip(p.params, args) if q not in (aliases or {})]
         return lets + body, ren, dtype
+
+    def _lane(self, p: ast.ProcDef, args: list[ir.Expr], axes: list[frozenset[int]],
+              caller: Scope) -> tuple[Scope, dict[str, int], dict[tuple[str, int], str]]:
+        """The scope of a procedure inlined per processor of a round; the parameters that are
+        the caller's processor variables (name -> axis); the renaming of the body's processor
+        variables back to the caller's names.
+
+        The body sees the processors through its parameters only (hygiene): a processor
+        variable it is not given has a name no source can spell (`@lane0`)."""
+        procs = caller.index_vars[:caller.processors]
+        written = _assigned_names(p.body)
+        aliases: dict[str, int] = {}
+        for q, v in zip(p.params, args):
+            if isinstance(v, ir.IndexVar) and v.axis < len(procs) and v.name == procs[v.axis] \
+                    and v.axis not in aliases.values() and q not in written and q not in aliases:
+                aliases[q] = v.axis
+        names = [next((q for q, a in aliases.items() if a == ax), f"@lane{ax}")
+                 for ax in range(len(procs))]
+        fwd = {(c, ax): names[ax] for ax, c in enumerate(procs)}
+        pins = tuple((names[procs.index(v)], _rename_ivars(e, fwd))
+                     for v, e in caller.pins if v in procs)
+        scope = Scope(index_vars=names, in_forall=caller.in_forall, in_round=True,
+                      processors=len(names), per_lane=True, pins=pins)
+        for q, v, ax in zip(p.params, args, axes):
+            if q not in aliases:
+                scope.locals[q] = (v.dtype, ax)
+        back = {(q, ax): procs[ax] for ax, q in enumerate(names)}
+        return scope, aliases, back
+
+    def _round_call_problems(self, p: ast.ProcDef, span) -> None:
+        """E708 for a procedure that cannot run per processor of a round."""
+        if p.name in self.recursive:
+            self.fail("E708", f"recursive procedure `{p.name}` called inside a round", span,
+                      help="a recursive procedure runs on one call stack per sample, not one "
+                           "per processor: call it outside the round, or write the recursion "
+                           "as a bounded `while` loop in a procedure that does not recurse")
+        for bad, what, help in _round_problems(p.body):
+            self.err("E708", f"`{p.name}` is called inside a round (line {span.line}), but it "
+                     f"{what}", bad.span, help=help, path=p.origin)
+            raise Abort()
 
     def _return_dtype(self, p: ast.ProcDef, body: list[ir.Statement]) -> ir.DType | None:
         """The type of a procedure's value: the join of its `return`s (ints widen to float)."""
@@ -207,26 +267,12 @@ class Procedures(Reporter):
         """`f(x)` in an expression: f's statements run before the statement that holds the
         call (in `self.hoisted`), and the call is the local its `return` sets."""
         p = self.procs[e.func]
-        if scope.in_round:
-            per = _processor_names(e.args, scope)
-            help = (f"a procedure runs sequential statements; compute it before the round: "
-                    f"`let y = {e.func}(...)`, and use `y` in it")
-            if per:  # the argument exists only inside the round: no `let` before it
-                var = per[0] if per[0] in scope.index_vars else scope.index_vars[0]
-                what = "is a processor variable" if per[0] == var else \
-                    "has one value per processor"
-                help = (f"a procedure runs sequential statements, and `{per[0]}` {what}, "
-                        f"known only inside the round: write what `{e.func}` computes inline "
-                        f"in the round (an expression of `{per[0]}`), or call it from a "
-                        f"sequential loop before the round (`for {var} in 0 .. n - 1 "
-                        "{ ... }`)")
-            self.fail("E708", f"call of `{e.func}` inside a round", e.span, help=help)
         where = scope.no_calls
         if where is None and (scope.derived_of is not None or self.hoisted is None):
             where = "in a declaration"
         if where is None and scope.implicit:
             where = "in a whole-array expression (one value per node or edge)"
-        if where is None and scope.index_vars:
+        if where is None and len(scope.index_vars) > scope.processors:
             where = "inside an aggregation (once per element)"
         if where is not None:
             self.fail("E710", f"`{e.func}(...)` runs statements, so its value cannot be "
@@ -238,21 +284,21 @@ class Procedures(Reporter):
                       f"{'' if len(p.params) == 1 else 's'}, not {len(e.args)}", e.span)
         if p.name in self.recursive:
             raise Abort()  # E711 at its definition
-        args: list[ir.Expr] = []
-        for a in e.args:
-            v, ax = self.expr(a, scope)
-            if ax:
-                self.fail("E201", "a procedure argument must be one value", a.span)
-            args.append(v)
-        stmts, ren, dtype = self._inline(p, args, e.span)
+        if scope.in_round:
+            self._round_call_problems(p, e.span)
+        args, axes = self._args(e.args, scope)
+        stmts, ren, dtype = self._inline(p, args, e.span, scope, axes)
         self.hoisted.extend(stmts)
-        return ir.VarRef(name=ren[RETURN], local=True, dtype=dtype, span=e.span), frozenset()
+        # inside a round the value is one per processor
+        per = frozenset(range(scope.processors)) if scope.in_round else frozenset()
+        return ir.VarRef(name=ren[RETURN], local=True, dtype=dtype, span=e.span), per
 
-    def _lower_body(self, p: ast.ProcDef, dtypes: list[ir.DType], irname: str) -> list[ir.Statement]:
+    def _lower_body(self, p: ast.ProcDef, dtypes: list[ir.DType], irname: str,
+                    lane: Scope | None = None) -> list[ir.Statement]:
         if len(self.proc_stack) > 64:  # unreachable: recursion becomes Recur, not inlining
             raise Abort()
         saved_path = self.path
-        scope = Scope()
+        scope = Scope() if lane is None else lane
         seen: set[str] = set()
         spans = p.param_spans or [p.span] * len(p.params)
         for q, dt, q_span in zip(p.params, dtypes, spans):
@@ -261,7 +307,8 @@ class Procedures(Reporter):
                          "(a built-in, a declared datum or another parameter)", q_span,
                          path=p.origin)
             seen.add(q)
-            scope.locals[q] = (dt, frozenset())
+            if lane is None:
+                scope.locals[q] = (dt, frozenset())
         self.path = p.origin or self.path
         self.proc_stack.append((p.name, irname, dtypes))
         try:
@@ -425,22 +472,51 @@ def _rename(x, ren: dict[str, str], origin: str | None = None):
     return x.model_copy(update=upd)
 
 
-def _processor_names(args: list[ast.Expr], scope: Scope) -> list[str]:
-    """The processor variables (and locals computed from them) the call's arguments use."""
-    out: list[str] = []
+def _round_problems(stmts: list[ast.Stmt], in_loop: bool = False):
+    """What keeps a procedure from running per processor of a round: (statement, what it
+    does, help), for its `record`s, rounds and `forall`s, and `break`s outside its own loops."""
+    for s in stmts:
+        if isinstance(s, ast.RecordStmt):
+            yield (s, "records a frame (`record`)",
+                   ("a round is one step of the trajectory: record after the round, or call "
+                   "the procedure outside it"))
+        elif isinstance(s, (ast.RoundStmt, ast.ForallStmt)):
+            yield (s, f"holds a {'round' if isinstance(s, ast.RoundStmt) else '`forall`'}",
+                   ("rounds do not nest: each processor runs the procedure's statements on its "
+                   "own lane; write them for one processor, or call the procedure outside the "
+                   "round"))
+        elif isinstance(s, ast.BreakStmt) and not in_loop:
+            yield (s, "leaves its caller's loop with `break`",
+                   ("its processors cannot leave the loop around the round: compute a flag in "
+                   "the round and `break` after it"))
+        loop = in_loop or isinstance(s, _LOOPS)
+        for f in ("then", "otherwise", "body"):
+            sub = getattr(s, f, None)
+            if isinstance(sub, list):
+                yield from _round_problems(sub, loop)
 
-    def walk(x: object) -> None:
-        if isinstance(x, ast.Name):
-            local = scope.locals.get(x.name)
-            if (x.name in scope.index_vars or (local is not None and local[1])) and \
-                    x.name not in out:
-                out.append(x.name)
-        if isinstance(x, ast.Node):
-            for value in vars(x).values():
-                walk(value)
-        elif isinstance(x, list):
-            for item in x:
-                walk(item)
 
-    walk(args)
+def _assigned_names(stmts: list[ast.Stmt]) -> set[str]:
+    """The bare names a body assigns or loops over (a parameter it changes is a local)."""
+    out: set[str] = set()
+    for x in _ast_nodes(stmts):
+        if isinstance(x, ast.AssignStmt):
+            out.update(t.name for t in x.targets if not t.indices)
+        elif isinstance(x, (ast.ForRangeStmt, ast.ForNodesStmt)):
+            out.add(x.var)
+        elif isinstance(x, ast.ForEdgesStmt):
+            out.update(x.vars)
     return out
+
+
+def _rename_ivars(x, ren: dict[tuple[str, int], str]):
+    """A copy of an IR subtree with the processor variables (name, axis) in `ren` renamed."""
+    if isinstance(x, list):
+        return [_rename_ivars(i, ren) for i in x]
+    if not isinstance(x, BaseModel):
+        return x
+    upd = {f: _rename_ivars(getattr(x, f), ren) for f in type(x).model_fields
+           if isinstance(getattr(x, f), (list, BaseModel))}
+    if isinstance(x, ir.IndexVar) and (x.name, x.axis) in ren:
+        upd["name"] = ren[(x.name, x.axis)]
+    return x.model_copy(update=upd)

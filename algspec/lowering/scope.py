@@ -45,11 +45,16 @@ class Scope:
     # where a procedure's value cannot be computed first (its statements run before the
     # statement that uses it): e.g. "on the right of `and`"; None where it can
     no_calls: str | None = None
+    # the leading `index_vars` that are the processors of the enclosing `forall` (the rest
+    # are aggregation variables)
+    processors: int = 0
+    # lowering a procedure inlined per processor of a round (its own loops run per lane)
+    per_lane: bool = False
 
     def child(self, **kw) -> Scope:
         s = Scope(list(self.index_vars), self.implicit, dict(self.locals), self.in_forall,
                   self.in_round, self.loop_depth, self.derived_of, self.derived_stage,
-                  self.pins, set(self.failed), self.no_calls)
+                  self.pins, set(self.failed), self.no_calls, self.processors, self.per_lane)
         for k, v in kw.items():
             setattr(s, k, v)
         return s
@@ -73,6 +78,16 @@ class Reporter:
         # (path, name) -> its one E206, that E206's own help, the lines of its later uses
         self.unknown: dict[tuple[str, str], tuple[Diagnostic, str | None, list[int]]] = {}
         self.next_id = 0
+        # Read by several passes (each pass is a mixin of `Lowering`), so declared here once:
+        self.procs: dict[str, ast.ProcDef] = {}  # the procedures by name (with includes)
+        # the procedures being inlined: (proc, IR name, param dtypes)
+        self.proc_stack: list[tuple[str, str, list[ir.DType]]] = []
+        # the procedures being inlined per processor of a round: (name, call span)
+        self.lane_calls: list[tuple[str, object]] = []
+        self.rand_sites = 0  # `rand()` call sites numbered so far (ir.Rand.site)
+        self.node_count: ir.Expr | None = None  # N in n, once lowered
+        # the innermost `edges(A)` loop's ends and its procedure depth: its draws are per edge
+        self.edge_loop: tuple[object, int] | None = None
 
     def err(self, code: str, message: str, span: Span, help: str | None = None,
             path: str | None = None) -> None:

@@ -41,7 +41,7 @@ class Statements(Reporter):
                 self.fail("E501", "`record` inside a round: record after the round", s.span)
             return [ir.Record(id=self.new_id(), span=s.span)]
         if isinstance(s, ast.BreakStmt):
-            if scope.in_round:
+            if scope.in_round and not (scope.per_lane and scope.loop_depth > 0):
                 what = "a `forall`" if scope.in_forall else "a round"
                 self.fail("E501", f"`break` inside {what}: its processors cannot leave a loop",
                           s.span, help="compute a flag in the round and `break` after it: "
@@ -71,7 +71,7 @@ class Statements(Reporter):
                           help="`return EXPR` ends a procedure with its value; the program "
                                "itself ends at its last statement")
             v, ax = self.expr(s.value, scope)
-            if ax:
+            if ax - frozenset(range(scope.processors)):  # per processor is one value each
                 self.fail("E201", "a procedure's value must be one value", s.value.span)
             return [ir.Let(id=self.new_id(), name=RETURN, value=v, span=s.span)]
         if isinstance(s, ast.IfStmt):
@@ -142,10 +142,11 @@ class Statements(Reporter):
                           v_span)
         if len(s.vars) == 2 and s.vars[0] == s.vars[1]:
             self.fail("E101", "the two processor variables must differ", spans[-1])
-        inner = scope.child(index_vars=list(s.vars), in_forall=True)
+        inner = scope.child(index_vars=list(s.vars), in_forall=True, processors=len(s.vars))
         guard = None
         if s.guard is not None:
-            guard, _ = self.expr(s.guard, inner)
+            guard, _ = self.expr(s.guard, inner.child(
+                no_calls="in a `where` guard (a procedure's statements run in the body)"))
             if guard.dtype != ir.DType.BOOL:
                 self.fail("E205", "a `where` guard must be boolean", s.guard.span)
         sid = self.new_id()
@@ -227,11 +228,17 @@ class Statements(Reporter):
         for lv, ve in zip(s.targets, s.values):
             t, conflict = self.target(lv, scope, comb)
             if conflict and comb is None:
+                why = ""
+                if scope.per_lane and self.lane_calls:
+                    name, at = self.lane_calls[-1]
+                    why = (f"`{name}` runs once per processor of the round that calls it "
+                           f"(line {at.line}), and in a round each processor writes only its "
+                           "own cells unless the write says how concurrent writes combine: ")
                 self.fail("E401", f"processors may write `{lv.name}` concurrently; say how "
                           "the writes combine", lv.span,
-                          help="append `by priority` (lowest index wins), `by min`, `by max`, "
-                               "`by sum`, `by any`, `by all` or `by argmin KEY` / `by argmax KEY` "
-                               "(the writer with the smallest/largest key)")
+                          help=why + "append `by priority` (lowest index wins), `by min`, "
+                               "`by max`, `by sum`, `by any`, `by all` or `by argmin KEY` / "
+                               "`by argmax KEY` (the writer with the smallest/largest key)")
             if t.whole:
                 v = self.lower_whole(ve, scope.child(index_vars=implicit_vars(t.loc),
                                                      implicit=True), t.loc)

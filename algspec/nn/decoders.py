@@ -44,10 +44,11 @@ import haiku as hk
 import jax
 import jax.numpy as jnp
 
-from algspec.nn import slots, tuning
+from algspec.nn import slots
 from algspec.nn.data import DataPoint
-from algspec.nn.graph import Array, DenseGraph, Graph, SparseGraph
-from algspec.nn.segments import gather_nodes, live_slots, segment_softmax
+from algspec.nn.graph import Array, Graph
+from algspec.nn.graph_ops import choose
+from algspec.nn.graph_ops import mask_last_axis as _mask_last_axis
 from algspec.nn.types import Location, Type
 
 ABSENT = slots.ABSENT
@@ -88,9 +89,11 @@ class Decoder(hk.Module):
     """The decoder of one output or hint datum (its spec's location and type)."""
 
     def __init__(self, datum: str, location: str, type_: str, hidden: int,
-                 num_classes: int | None = None, name: str | None = None) -> None:
+                 num_classes: int | None = None, *, unroll_sinkhorn: bool = False,
+                 name: str | None = None) -> None:
         super().__init__(name=name or f"{datum}_decoder")
         self.location, self.type_, self.num_classes = location, type_, num_classes
+        self.unroll_sinkhorn = unroll_sinkhorn  # `tuning.DeviceChoices`
         self._layers = {layer: hk.Linear(size, name=layer)
                         for layer, size in layers(location, type_, hidden, num_classes)}
 
@@ -133,51 +136,37 @@ class Decoder(hk.Module):
         if self.type_ in _SCORES:
             preds = self._apply("out", nodes)[..., 0]
             return _mask_nodes(preds, node_mask) if self.type_ == Type.MASK_ONE else preds
+        ops = graph.ops(node_mask)
         query = self._apply("query", nodes)
         key = self._apply("key", nodes)
         edge = self._apply("edge", edges)
-        if isinstance(graph, DenseGraph):  # [b, a, c]: a points to c, through pair (c, a)
-            keyed = key[:, :, None, :] + edge  # [b, c, a]
-            preds = self._apply("score", jnp.maximum(query[:, :, None, :],
-                                                     jnp.swapaxes(keyed, 1, 2)))[..., 0]
-            if inf_bias:
-                preds = _below_the_rest(preds, graph.adj, _pair_mask(node_mask))
-            preds = _mask_last_axis(preds, node_mask)
-        else:  # slot (s, r): r points to s
-            keyed = gather_nodes(key, graph.senders) + edge
-            preds = self._apply("score", jnp.maximum(gather_nodes(query, graph.receivers),
-                                                     keyed))[..., 0]
-            preds = jnp.where(live_slots(graph, node_mask), preds, ABSENT)
+        query, keyed = ops.pointer_scores(query, key, edge)  # decoder orientation
+        preds = self._apply("score", jnp.maximum(query, keyed))[..., 0]
+        preds = ops.mask_pointer_logits(preds, inf_bias)
         if self.type_ == Type.PERMUTATION_POINTER:
             preds = log_sinkhorn(preds, graph, node_mask, steps=DECODER_SINKHORN_STEPS,
                                  temperature=SINKHORN_TEMPERATURE, zero_diagonal=True,
-                                 noise_key=noise_key)
+                                 noise_key=noise_key, unroll=self.unroll_sinkhorn)
         return preds
 
     def _edge(self, nodes: Array, edges: Array, graph: Graph, node_mask: Array,
               inf_bias_edge: bool) -> Array:
+        ops = graph.ops(node_mask)
         sender = self._apply("sender", nodes)
         receiver = self._apply("receiver", nodes)
         edge = self._apply("edge", edges)
-        dense = isinstance(graph, DenseGraph)
-        if dense:
-            pred = sender[:, :, None, :] + receiver[:, None, :, :] + edge
-        else:
-            pred = gather_nodes(sender, graph.senders) + gather_nodes(receiver, graph.receivers) \
-                + edge
+        pred = ops.at_senders(sender) + ops.at_receivers(receiver) + edge
         if self.type_ == Type.CATEGORICAL:
             return pred
         if self.type_ == Type.POINTER:
-            target = self._apply("target", nodes)
-            target = target[:, None, None] if dense else target[:, None]
+            target = ops.at_pairs(self._apply("target", nodes))
             preds = self._apply("score", jnp.maximum(pred[..., None, :], target))[..., 0]
             return _mask_last_axis(preds, node_mask)
         preds = pred[..., 0]
-        if dense and inf_bias_edge and self.type_ in (Type.MASK, Type.MASK_ONE):
-            preds = _below_the_rest(preds, graph.adj, _pair_mask(node_mask))
+        if inf_bias_edge and self.type_ in (Type.MASK, Type.MASK_ONE):
+            preds = ops.edge_inf_bias(preds)
         if self.type_ == Type.MASK_ONE:
-            preds = _mask_last_axis(preds, node_mask) if dense else \
-                jnp.where(live_slots(graph, node_mask), preds, ABSENT)
+            preds = ops.mask_edge_rows(preds)
         return preds
 
     def _graph(self, nodes: Array, graph_fts: Array, node_mask: Array) -> Array:
@@ -192,35 +181,18 @@ class Decoder(hk.Module):
         return pred[..., 0]
 
 
-def _pair_mask(node_mask: Array) -> Array:
-    real = node_mask > 0
-    return real[:, :, None] & real[:, None, :]
-
-
 def _mask_nodes(preds: Array, node_mask: Array) -> Array:
     """`[B, N]` logits with padding nodes at ABSENT."""
     return jnp.where(node_mask > 0, preds, ABSENT)
 
 
-def _mask_last_axis(preds: Array, node_mask: Array) -> Array:
-    """Logits whose last axis runs over nodes: padding nodes there at ABSENT."""
-    real = (node_mask > 0).reshape((node_mask.shape[0],) + (1,) * (preds.ndim - 2)
-                                   + (node_mask.shape[1],))
-    return jnp.where(real, preds, ABSENT)
-
-
-def _below_the_rest(preds: Array, adj: Array, valid: Array) -> Array:
-    """dm-clrs's inf bias: non-adjacent pairs get min(-1, the sample's lowest logit - 1)."""
-    lowest = jnp.min(jnp.where(valid, preds, jnp.inf), axis=(1, 2), keepdims=True)
-    return jnp.where(adj > 0.5, preds, jnp.minimum(-1.0, lowest - 1.0))
-
-
 def log_sinkhorn(x: Array, graph: Graph, node_mask: Array, *, steps: int, temperature: float,
-                 zero_diagonal: bool, noise_key: Array | None = None) -> Array:
+                 zero_diagonal: bool, noise_key: Array | None = None,
+                 unroll: bool = False) -> Array:
     """Log of a doubly stochastic matrix from permutation-pointer logits (row = pointing node).
 
     Dense `[B, N, N]`: rows and columns are normalised in turn, as dm-clrs's
-    `log_sinkhorn` (a loop on the CPU, unrolled elsewhere: `tuning.unroll_sinkhorn`);
+    `log_sinkhorn` (a loop, or unrolled with `unroll`: `tuning.DeviceChoices`);
     padding nodes are a separate block (each points to itself),
     so the real block is normalised alone. Sparse `[B, E]` (decoder orientation):
     the same on the live slots, rows grouped by receiver, columns by sender.
@@ -229,34 +201,7 @@ def log_sinkhorn(x: Array, graph: Graph, node_mask: Array, *, steps: int, temper
         u = jax.random.uniform(noise_key, x.shape)
         x = x - jnp.log(-jnp.log(u + 1e-12) + 1e-12)
     x = x / temperature
-    if isinstance(graph, DenseGraph):
-        nb_nodes = x.shape[-1]
-        eye = jnp.eye(nb_nodes)
-        if zero_diagonal:
-            x = x - 1e6 * eye
-        pad = node_mask <= 0
-        padding_pairs = (pad[:, :, None] & pad[:, None, :])
-        x = jnp.where(_pair_mask(node_mask), x, jnp.where(padding_pairs & (eye > 0), 0.0, ABSENT))
-        return jax.lax.fori_loop(0, steps, _dense_sinkhorn_step, x,
-                                 unroll=tuning.unroll_sinkhorn())
-    if zero_diagonal:
-        x = x - 1e6 * (graph.senders == graph.receivers)
-    carry = (x, graph, live_slots(graph, node_mask), node_mask)
-    return jax.lax.fori_loop(0, steps, _sparse_sinkhorn_step, carry,
-                             unroll=tuning.unroll_sinkhorn())[0]
-
-
-# Module-level loop bodies (no closures), so their traces are reused from call to call.
-def _dense_sinkhorn_step(_: int, x: Array) -> Array:
-    return jax.nn.log_softmax(jax.nn.log_softmax(x, axis=-1), axis=-2)
-
-
-def _sparse_sinkhorn_step(_: int, carry: tuple) -> tuple:
-    x, graph, live, node_mask = carry
-    nb_nodes = node_mask.shape[1]
-    x = slots.segment_log_softmax(x, graph, live, nb_nodes)
-    x = slots.segment_log_softmax(x, slots.by_sender(graph), live, nb_nodes)
-    return x, graph, live, node_mask
+    return graph.ops(node_mask).log_sinkhorn(x, steps, zero_diagonal, unroll)
 
 
 def postprocessed_type(type_: str, hard: bool) -> str:
@@ -266,63 +211,44 @@ def postprocessed_type(type_: str, hard: bool) -> str:
 
 def postprocess(pred: Array, location: str, type_: str, graph: Graph, node_mask: Array, *,
                 hard: bool, sinkhorn_steps: int = 25,
-                sinkhorn_temperature: float = SINKHORN_TEMPERATURE) -> tuple[Array, str]:
+                sinkhorn_temperature: float = SINKHORN_TEMPERATURE,
+                unroll_sinkhorn: bool = False) -> tuple[Array, str]:
     """Raw predictions as data `(array, type)`: dm-clrs's hard or soft postprocessing.
 
     dm-clrs uses 25 Sinkhorn steps for hints fed back, 50 for final outputs. Soft
     pointers come back as `soft_pointer`: `[B, N, N]` dense, `[B, E]` sparse (decoder
     orientation); hard ones as indices `[B, N]` (float, as dm-clrs).
     """
-    sparse = isinstance(graph, SparseGraph)
-    nb_nodes = node_mask.shape[1]
+    ops = graph.ops(node_mask)
     if type_ == Type.SCALAR:
         return (jax.lax.stop_gradient(pred) if hard else pred), type_
     if type_ == Type.MASK:
         return ((pred > 0.0) * 1.0 if hard else jax.nn.sigmoid(pred)), type_
     if type_ == Type.CATEGORICAL or (type_ == Type.MASK_ONE and location == Location.GRAPH):
-        return _choose(pred, hard), type_
+        return choose(pred, hard), type_
     if type_ == Type.MASK_ONE and location == Location.NODE:
-        return _choose(_mask_nodes(pred, node_mask), hard), type_
-    if type_ == Type.MASK_ONE:  # edge: over each row, i.e. each sender's slots
-        if not sparse:
-            return _choose(_mask_last_axis(pred, node_mask), hard), type_
-        return _choose_slots(pred, slots.by_sender(graph), node_mask, hard), type_
+        return choose(_mask_nodes(pred, node_mask), hard), type_
+    if type_ == Type.MASK_ONE:  # edge: over each row, i.e. each sender's pairs
+        return ops.choose_edge_rows(pred, hard), type_
     if type_ == Type.POINTER:
-        if sparse and location == Location.NODE:
-            live = live_slots(graph, node_mask)
-            if hard:
-                return slots.segment_argmax(pred, graph, live, nb_nodes).astype(jnp.float32), \
-                    type_
-            return segment_softmax(pred, graph, live, nb_nodes), Type.SOFT_POINTER
-        pred = _mask_last_axis(pred, node_mask)
-        if hard:
-            return jnp.argmax(pred, axis=-1).astype(jnp.float32), type_
-        return jax.nn.softmax(pred, axis=-1), Type.SOFT_POINTER
+        if location == Location.NODE:
+            data, soft = ops.node_pointer(pred, hard)
+        else:  # edge pointers point over nodes, the last axis in both layouts
+            data, soft = _pointer_over_nodes(_mask_last_axis(pred, node_mask), hard)
+        return data, (Type.SOFT_POINTER if soft else type_)
     if type_ == Type.PERMUTATION_POINTER:
         probs = jnp.exp(log_sinkhorn(pred, graph, node_mask, steps=sinkhorn_steps,
-                                     temperature=sinkhorn_temperature, zero_diagonal=True))
-        if not hard:
-            return probs, type_
-        if sparse:
-            return _choose_slots(probs, graph, node_mask, True), type_
-        return jax.nn.one_hot(jnp.argmax(probs, axis=-1), nb_nodes), type_
+                                     temperature=sinkhorn_temperature, zero_diagonal=True,
+                                     unroll=unroll_sinkhorn))
+        return (ops.hard_permutation(probs) if hard else probs), type_
     raise ValueError(f"cannot postprocess a {location} {type_}")
 
 
-def _choose(pred: Array, hard: bool) -> Array:
+def _pointer_over_nodes(pred: Array, hard: bool) -> tuple[Array, bool]:
+    """Indices (hard) or a softmax over the last axis (soft) of masked pointer logits."""
     if hard:
-        return jax.nn.one_hot(jnp.argmax(pred, axis=-1), pred.shape[-1])
-    return jax.nn.softmax(pred, axis=-1)
-
-
-def _choose_slots(pred: Array, graph: SparseGraph, node_mask: Array, hard: bool) -> Array:
-    """Softmax, or one-hot of the argmax, over each receiver's live slots of `[B, E]`."""
-    nb_nodes = node_mask.shape[1]
-    live = live_slots(graph, node_mask)
-    if not hard:
-        return segment_softmax(pred, graph, live, nb_nodes)
-    best = slots.segment_argmax(pred, graph, live, nb_nodes)
-    return (live & (gather_nodes(best, graph.receivers) == graph.senders)).astype(jnp.float32)
+        return jnp.argmax(pred, axis=-1).astype(jnp.float32), False
+    return jax.nn.softmax(pred, axis=-1), True
 
 
 def postprocess_all(spec: Mapping[str, tuple[str, str, str]], preds: Mapping[str, Array],
@@ -339,25 +265,25 @@ def postprocess_all(spec: Mapping[str, tuple[str, str, str]], preds: Mapping[str
     return out
 
 
+def _all_nodes(data: Array, nb_nodes: int) -> Array:
+    """A node mask of every node, for layout operations that read no mask."""
+    return jnp.ones((jnp.shape(data)[0], nb_nodes), jnp.float32)
+
+
 def as_soft_pointer(data: Array, location: str, graph: Graph, nb_nodes: int) -> Array:
     """Pointer indices in the layout of a soft pointer (to mix truth and predictions).
 
     One-hot over nodes, except a sparse node pointer: `[B, E]` in decoder orientation.
     """
-    if location == Location.NODE and isinstance(graph, SparseGraph):
-        return slots.pointer_at_slots(data, graph)
+    if location == Location.NODE:
+        return graph.ops(_all_nodes(data, nb_nodes)).pointer_layout(data)
     return jax.nn.one_hot(jnp.asarray(data).astype(jnp.int32), nb_nodes)
 
 
 def to_dense(data: Array, location: str, type_: str, graph: Graph, nb_nodes: int) -> Array:
     """A sparse prediction in the dense layout (0 off the slots), e.g. to score it."""
-    if isinstance(graph, DenseGraph):
-        return data
-    if location == Location.EDGE:
-        return slots.to_pairs(data, graph, nb_nodes, 0.0)
-    if location == Location.NODE and type_ in (Type.SOFT_POINTER, Type.PERMUTATION_POINTER):
-        return slots.to_pairs(data, graph, nb_nodes, 0.0, transpose=True)
-    return data
+    soft = type_ in (Type.SOFT_POINTER, Type.PERMUTATION_POINTER)
+    return graph.ops(_all_nodes(data, nb_nodes)).to_dense(data, location, soft)
 
 
 def clrs_module_names(datum: str, location: str, type_: str, *, algo_index: int = 0,

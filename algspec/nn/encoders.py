@@ -35,10 +35,9 @@ import haiku as hk
 import jax
 import jax.numpy as jnp
 
-from algspec.nn import slots
 from algspec.nn.data import DataPoint
-from algspec.nn.graph import Array, DenseGraph, Graph
-from algspec.nn.segments import live_slots, segment_sum
+from algspec.nn.graph import Array, Graph
+from algspec.nn.graph_ops import GraphOps
 from algspec.nn.types import Location, Stage, Type
 
 _POINTERS = (Type.POINTER, Type.SOFT_POINTER, Type.PERMUTATION_POINTER)
@@ -95,10 +94,11 @@ class Encoder(hk.Module):
         """`dp.data` is `[B, ...]` (one step); `dp.type_` may be soft_pointer for a fed-back hint."""
         _check(dp.location, dp.type_)
         nb_nodes = node_mask.shape[1]
+        ops = graph.ops(node_mask)
         pointer = dp.type_ in _POINTERS
         if dp.location == Location.NODE:
             if pointer:
-                return Encoding(edges=self._embed(_node_pointer(dp, graph, nb_nodes)))
+                return Encoding(edges=self._embed(_node_pointer(dp, ops)))
             return Encoding(nodes=self._embed(_as_float(dp.data)))
         if dp.location == Location.GRAPH:
             if pointer:
@@ -108,7 +108,7 @@ class Encoder(hk.Module):
             raise ValueError(f"unknown location {dp.location!r}")
         if not pointer:
             return Encoding(edges=self._embed(_as_float(dp.data)))
-        into, out_of = _edge_pointer_fractions(_one_hot_if_index(dp, nb_nodes), graph, node_mask)
+        into, out_of = _edge_pointer_fractions(_one_hot_if_index(dp, nb_nodes), ops, node_mask)
         return Encoding(edges=self._embed(into, "embed_in") + self._embed(out_of, "embed_out"))
 
 
@@ -122,33 +122,16 @@ def _one_hot_if_index(dp: DataPoint, nb_nodes: int) -> Array:
     return _as_float(dp.data)
 
 
-def _node_pointer(dp: DataPoint, graph: Graph, nb_nodes: int) -> Array:
+def _node_pointer(dp: DataPoint, ops: GraphOps) -> Array:
     """"i points to j" at pair `(i, j)`: `[B, N, N]` dense, `[B, E]` sparse."""
-    if isinstance(graph, DenseGraph):
-        return _one_hot_if_index(dp, nb_nodes)
-    data = jnp.asarray(dp.data)
-    if dp.type_ == Type.POINTER:  # indices [B, N]: does the sender point to the receiver?
-        target = jax.vmap(lambda p, s: p[s])(data, graph.senders)
-        return (target == graph.receivers).astype(jnp.float32)
-    if data.ndim == 3:  # a matrix [B, N, N], row = pointing node
-        return slots.at_slots(_as_float(data), graph)
-    return slots.reverse(_as_float(data), graph, nb_nodes)  # decoder orientation [B, E]
+    return ops.encoded_pointer(dp.data, dp.type_ == Type.POINTER)
 
 
-def _edge_pointer_fractions(onehot: Array, graph: Graph, node_mask: Array
+def _edge_pointer_fractions(onehot: Array, ops: GraphOps, node_mask: Array
                             ) -> tuple[Array, Array]:
     """Per pair `(x, y)`: fractions of pairs `(., x)` and `(x, .)` that point to y."""
-    real = node_mask.astype(jnp.float32)
-    count = jnp.sum(real, axis=1)
-    if isinstance(graph, DenseGraph):  # onehot [B, N(i), N(j), N(k)]
-        into = jnp.sum(real[:, :, None, None] * onehot, axis=1)
-        out_of = jnp.sum(real[:, None, :, None] * onehot, axis=2)
-    else:  # onehot [B, E, N]: count slots ending at x / starting at x, then read at (x, y)
-        live = live_slots(graph, node_mask)
-        nb_nodes = node_mask.shape[1]
-        into = slots.at_slots(segment_sum(onehot, graph, live, nb_nodes), graph)
-        out_of = slots.at_slots(
-            segment_sum(onehot, slots.by_sender(graph), live, nb_nodes), graph)
+    count = jnp.sum(node_mask.astype(jnp.float32), axis=1)
+    into, out_of = ops.pointer_counts(onehot)
     scale = 1.0 / count.reshape((-1,) + (1,) * (into.ndim - 1))
     return into * scale, out_of * scale
 
@@ -161,8 +144,7 @@ def encode(encoders: Mapping[str, Encoder], data: Iterable[DataPoint], graph: Gr
     features. Data without an encoder (outputs, unencoded hints) are skipped.
     """
     batch, nb_nodes = node_mask.shape
-    edge_shape = (batch, nb_nodes, nb_nodes) if isinstance(graph, DenseGraph) \
-        else (batch, graph.num_slots)
+    edge_shape = graph.ops(node_mask).pair_shape()
     nodes = jnp.zeros((batch, nb_nodes, hidden))
     edges = jnp.zeros(edge_shape + (hidden,))
     graph_fts = jnp.zeros((batch, hidden))

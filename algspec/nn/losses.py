@@ -32,24 +32,29 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from algspec.nn import slots
+from algspec.nn import edges
 from algspec.nn.data import DataPoint
-from algspec.nn.graph import Array, Graph, SparseGraph
-from algspec.nn.segments import live_slots, segment_sum
+from algspec.nn.graph import Array, DenseGraph, Graph
+from algspec.nn.graph_ops import GraphOps, mask_last_axis
 from algspec.nn.types import MASKED, Location, Type
 
 EPS = 1e-12
 
 
-def _valid(location: str, graph: Graph | None, node_mask: Array) -> Array:
+def _ops(graph: Graph | None, node_mask: Array) -> GraphOps:
+    """The pair operations of `graph`; no graph is the dense layout over the real nodes."""
+    if graph is None:
+        graph = DenseGraph(edges.pair_mask(node_mask))
+    return graph.ops(node_mask)
+
+
+def _valid(location: str, ops: GraphOps, node_mask: Array) -> Array:
     """Which entries at `location` are real: `[B, N]`, `[B, N, N]` or `[B, E]`, `[B]`."""
     real = node_mask > 0
     if location == Location.NODE:
         return real
     if location == Location.EDGE:
-        if isinstance(graph, SparseGraph):
-            return live_slots(graph, node_mask)
-        return real[:, :, None] & real[:, None, :]
+        return ops.valid_pairs()
     return jnp.ones(node_mask.shape[:1], bool)
 
 
@@ -61,60 +66,39 @@ def _bce(pred: Array, truth: Array) -> Array:
     return jnp.maximum(pred, 0) - pred * truth + jnp.log1p(jnp.exp(-jnp.abs(pred)))
 
 
-def _log_probs(pred: Array, location: str, type_: str, graph: Graph | None,
+def _log_probs(pred: Array, location: str, type_: str, ops: GraphOps,
                node_mask: Array) -> Array:
     """Log-softmax over a pointer's targets, a mask_one's candidates or a categorical's classes."""
-    nb_nodes = node_mask.shape[1]
-    sparse = isinstance(graph, SparseGraph)
     if type_ == Type.CATEGORICAL or (type_ == Type.MASK_ONE and location == Location.GRAPH):
         return jax.nn.log_softmax(pred, axis=-1)
-    if sparse and location == Location.EDGE and type_ == Type.MASK_ONE:  # rows: senders
-        return slots.segment_log_softmax(pred, slots.by_sender(graph),
-                                         live_slots(graph, node_mask), nb_nodes)
-    if sparse and location == Location.NODE and type_ == Type.POINTER:  # rows: receivers
-        return slots.segment_log_softmax(pred, graph, live_slots(graph, node_mask), nb_nodes)
-    real = (node_mask > 0).reshape((node_mask.shape[0],) + (1,) * (pred.ndim - 2) + (nb_nodes,))
-    return jax.nn.log_softmax(jnp.where(real, pred, slots.ABSENT), axis=-1)
+    if location == Location.EDGE and type_ == Type.MASK_ONE:  # rows: senders
+        return ops.edge_row_log_softmax(pred)
+    if location == Location.NODE and type_ == Type.POINTER:  # rows: pointing nodes
+        return ops.pointer_log_softmax(pred)
+    return jax.nn.log_softmax(mask_last_axis(pred, node_mask), axis=-1)
 
 
-def _per_row(values: Array, graph: SparseGraph, node_mask: Array) -> Array:
-    """Sum of `[B, E]` slot values per receiver `[B, N]`."""
-    return segment_sum(values, graph, live_slots(graph, node_mask), node_mask.shape[1])
-
-
-def _pointer_rows(truth: Array, pred: Array, location: str, graph: Graph | None,
+def _pointer_rows(truth: Array, pred: Array, location: str, ops: GraphOps,
                   node_mask: Array) -> Array:
     """`-log p(truth)` per pointing entry (node, pair or slot, sample)."""
-    logp = _log_probs(pred, location, Type.POINTER, graph, node_mask)
-    if isinstance(graph, SparseGraph) and location == Location.NODE:
-        return -_per_row(slots.pointer_at_slots(truth, graph) * logp, graph, node_mask)
+    logp = _log_probs(pred, location, Type.POINTER, ops, node_mask)
+    if location == Location.NODE:
+        return ops.pointer_nll(truth, logp)
     onehot = jax.nn.one_hot(jnp.asarray(truth).astype(jnp.int32), logp.shape[-1])
     return -jnp.sum(onehot * logp, axis=-1)
 
 
-def _permutation_rows(truth: Array, pred: Array, graph: Graph | None, node_mask: Array
-                      ) -> Array:
+def _permutation_rows(truth: Array, pred: Array, ops: GraphOps) -> Array:
     """`-sum_c truth[a, c] * log_probs[a, c]` per node a."""
-    truth = jnp.asarray(truth).astype(jnp.float32)
-    real = node_mask > 0
-    if isinstance(graph, SparseGraph):
-        if truth.ndim == 3:
-            truth = slots.at_slots(truth, graph, transpose=True)
-        return -_per_row(truth * pred, graph, node_mask)
-    truth = jnp.where(real[:, None, :], truth, 0.0)
-    return -jnp.sum(truth * pred, axis=-1)
+    return ops.permutation_nll(jnp.asarray(truth).astype(jnp.float32), pred)
 
 
-def _mask_one_rows(truth: Array, logp: Array, location: str, graph: Graph | None,
-                   node_mask: Array) -> tuple[Array, Array]:
+def _mask_one_rows(truth: Array, logp: Array, location: str, ops: GraphOps
+                   ) -> tuple[Array, Array]:
     """A hint mask_one's loss per row (keeping the summed axis) and the row's weight."""
-    if isinstance(graph, SparseGraph) and location == Location.EDGE:  # rows: senders
-        rows = segment_sum(truth * logp, slots.by_sender(graph), live_slots(graph, node_mask),
-                           node_mask.shape[1])
-        return -rows[..., None], (node_mask > 0)[..., None].astype(jnp.float32)
+    if location == Location.EDGE:  # rows: senders
+        return ops.edge_mask_one_rows(truth, logp)
     loss = -jnp.sum(truth * logp, axis=-1, keepdims=True)
-    if location == Location.EDGE:
-        return loss, (node_mask > 0)[..., None].astype(jnp.float32)
     return loss, jnp.ones_like(loss)
 
 
@@ -126,20 +110,21 @@ def output_loss(truth: DataPoint, pred: Array, node_mask: Array,
     """
     t, loc = truth.type_, truth.location
     data = jnp.asarray(truth.data)
-    valid = _valid(loc, graph, node_mask).astype(jnp.float32)
+    ops = _ops(graph, node_mask)
+    valid = _valid(loc, ops, node_mask).astype(jnp.float32)
     if t == Type.SCALAR:
         return _mean((pred - data) ** 2, valid)
     if t == Type.MASK:
         return _mean(_bce(pred, data), valid * (data != MASKED))
     if t in (Type.MASK_ONE, Type.CATEGORICAL):
-        logp = _log_probs(pred, loc, t, graph, node_mask)
+        logp = _log_probs(pred, loc, t, ops, node_mask)
         keep = _expand(valid, data) * (data != MASKED)
         total = -jnp.sum(data * keep * logp)
         return total / jnp.maximum(jnp.sum((data == 1) * _expand(valid, data)), EPS)
     if t == Type.POINTER:
-        return _mean(_pointer_rows(data, pred, loc, graph, node_mask), valid)
+        return _mean(_pointer_rows(data, pred, loc, ops, node_mask), valid)
     if t == Type.PERMUTATION_POINTER:
-        return _mean(_permutation_rows(data, pred, graph, node_mask), node_mask > 0)
+        return _mean(_permutation_rows(data, pred, ops), node_mask > 0)
     raise ValueError(f"no loss for a {loc} {t}")
 
 
@@ -151,21 +136,22 @@ def _mean(loss: Array, weight: Array) -> Array:
 def _hint_terms(truth: Array, pred: Array, location: str, type_: str, graph: Graph | None,
                 node_mask: Array) -> tuple[Array, Array]:
     """One frame's elementwise hint loss and its weight (dm-clrs's `(loss, mask)`)."""
-    valid = _valid(location, graph, node_mask).astype(jnp.float32)
+    ops = _ops(graph, node_mask)
+    valid = _valid(location, ops, node_mask).astype(jnp.float32)
     if type_ == Type.SCALAR:
         return (pred - truth) ** 2, valid
     if type_ == Type.MASK:
         return _bce(pred, truth), valid * (truth != MASKED)
     if type_ == Type.MASK_ONE:
-        logp = _log_probs(pred, location, type_, graph, node_mask)
-        return _mask_one_rows(truth * _expand(valid, truth), logp, location, graph, node_mask)
+        logp = _log_probs(pred, location, type_, ops, node_mask)
+        return _mask_one_rows(truth * _expand(valid, truth), logp, location, ops)
     if type_ == Type.CATEGORICAL:
-        logp = _log_probs(pred, location, type_, graph, node_mask)
+        logp = _log_probs(pred, location, type_, ops, node_mask)
         return -jnp.sum(truth * logp, axis=-1), valid * jnp.any(truth == 1, axis=-1)
     if type_ == Type.POINTER:
-        return _pointer_rows(truth, pred, location, graph, node_mask), valid
+        return _pointer_rows(truth, pred, location, ops, node_mask), valid
     if type_ == Type.PERMUTATION_POINTER:
-        loss = _permutation_rows(truth, pred, graph, node_mask)
+        loss = _permutation_rows(truth, pred, ops)
         return loss, (node_mask > 0).astype(jnp.float32)
     raise ValueError(f"no loss for a {location} {type_}")
 

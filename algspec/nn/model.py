@@ -30,11 +30,12 @@ import numpy as np
 import optax
 
 from algspec.nn import batch as batching
-from algspec.nn import losses, memory
+from algspec.nn import graph_ops, losses, memory
 from algspec.nn.data import DataPoint, Features
 from algspec.nn.decoders import postprocess, to_dense
-from algspec.nn.graph import DenseGraph, SparseGraph
+from algspec.nn.graph import SparseGraph
 from algspec.nn.net import Net, NetConfig, feature_dims
+from algspec.nn.tuning import DeviceChoices
 from algspec.nn.types import Stage, Type
 
 Spec = Mapping[str, tuple[str, str, str]]
@@ -66,8 +67,13 @@ class Model:
                  pad_nodes: int | None = None, complete: bool | None = None,
                  remat: bool = False) -> None:
         self.spec = dict(spec)
+        # The layout and the device choices are made here, once: the net's configuration
+        # carries them (`sparse=True` is `NetConfig(graph="sparse")`).
+        self.layout = graph_ops.layout_of("sparse" if sparse else net.graph)
+        net = net._replace(graph=self.layout.name, device=net.device if net.device is not None
+                           else DeviceChoices.for_device())
         self.net_config = net
-        self.sparse = sparse
+        self.sparse = self.layout.sparse
         self.pad_nodes = pad_nodes
         # The interconnection graph is complete where no edge-mask input names it (an
         # `.alg` file's `graph complete`, CLRS's sorting and search tasks) unless told.
@@ -126,7 +132,7 @@ class Model:
         """dm-clrs's training loss: the outputs' losses, then the hints' (when decoded)."""
         output_preds, hint_preds = self._nets[remat].apply(params, rng, features, node_mask,
                                                            graph, False)
-        g = graph if graph is not None else None
+        g = self.layout.layout_graph(graph, node_mask)
         total = 0.0
         for truth in outputs:
             total = total + losses.output_loss(truth, output_preds[truth.name], node_mask, g)
@@ -190,12 +196,13 @@ class Model:
     def _predict_fn(self, params: Any, rng: Any, features: Features, node_mask: Any,
                     graph: Any) -> tuple[dict, dict]:
         output_preds, hint_preds = self.net.apply(params, rng, features, node_mask, graph, True)
-        g = graph if graph is not None else DenseGraph(adj=None)
+        g = self.layout.layout_graph(graph, node_mask)
         final = {}
         for name, pred in output_preds.items():
             _, loc, t = self.spec[name]
             final[name], _ = postprocess(pred, loc, t, g, node_mask, hard=True,
-                                         sinkhorn_steps=OUTPUT_SINKHORN_STEPS)
+                                         sinkhorn_steps=OUTPUT_SINKHORN_STEPS,
+                                         unroll_sinkhorn=self.net_config.device.unroll_sinkhorn)
         return final, hint_preds
 
     def predict(self, rng: Any, features: Any) -> tuple[dict[str, DataPoint], dict]:

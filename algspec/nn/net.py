@@ -30,12 +30,13 @@ import haiku as hk
 import jax
 import jax.numpy as jnp
 
-from algspec.nn import edges, tuning
+from algspec.nn import graph_ops
 from algspec.nn.data import DataPoint, Features
 from algspec.nn.decoders import Decoder, as_soft_pointer, postprocess
 from algspec.nn.encoders import Encoder, encode
-from algspec.nn.graph import Array, DenseGraph, Graph, SparseGraph
+from algspec.nn.graph import Array, SparseGraph
 from algspec.nn.processors import PROCESSORS, make_processor
+from algspec.nn.tuning import DeviceChoices
 from algspec.nn.types import Stage, Type
 
 Spec = Mapping[str, tuple[str, str, str]]
@@ -57,6 +58,8 @@ class NetConfig(NamedTuple):
     dropout: float = 0.0  # on the processor's output, when training
     hint_repred_mode: str = "soft"  # "soft", "hard" or "hard_on_eval"
     remat: bool = False  # recompute each hint step in the backward pass (`algspec.nn.memory`)
+    graph: str = "dense"  # `--graph`: "dense" or "sparse" (`graph_ops.layout_of`)
+    device: DeviceChoices | None = None  # compile choices (`tuning.py`); None: this device's
 
 
 class _StepKeys(NamedTuple):
@@ -86,6 +89,9 @@ class Net(hk.Module):
                  name: str = "net") -> None:
         super().__init__(name=name)
         self.spec, self.dims, self.config = dict(spec), dict(dims), config
+        self.layout = graph_ops.layout_of(config.graph)
+        self.device = config.device if config.device is not None else \
+            DeviceChoices.for_device()
         kind = PROCESSORS[config.processor]
         self._inf_bias = kind.inf_bias
         self._inf_bias_edge = kind.inf_bias and kind.family == "mpnn"
@@ -101,25 +107,19 @@ class Net(hk.Module):
             if stage == Stage.OUTPUT or (stage == Stage.HINT and c.decode_hints):
                 self.decoders[datum] = Decoder(datum, loc, t, c.hidden,
                                                num_classes=self.dims.get(datum),
+                                               unroll_sinkhorn=self.device.unroll_sinkhorn,
                                                name=f"decoder_{datum}")
         self.processor = make_processor(c.processor, c.hidden, use_ln=c.use_ln,
                                         nb_heads=c.nb_heads, nb_triplet_fts=c.nb_triplet_fts)
 
     # ------------------------------------------------------------------ one step
-    def _step_graph(self, data: list[DataPoint], graph: Graph | None, node_mask: Array
-                    ) -> Graph:
-        if graph is not None:  # sparse: one edge list for the whole trajectory
-            return graph
-        batch, nb_nodes = node_mask.shape
-        return DenseGraph(edges.dense_adjacency(data, batch, nb_nodes, node_mask))
-
     def _one_step(self, inputs: list[DataPoint], hints: list[DataPoint], hidden: Array,
-                  graph: Graph | None, node_mask: Array, keys: _StepKeys
+                  graph: SparseGraph | None, node_mask: Array, keys: _StepKeys
                   ) -> tuple[Array, dict[str, Array], dict[str, Array]]:
         """One step's predictions: `(next hidden, output preds, hint preds)`."""
         c = self.config
         data = list(inputs) + (list(hints) if c.encode_hints else [])
-        step_graph = self._step_graph(data, graph, node_mask)
+        step_graph = self.layout.step_graph(data, graph, node_mask)
         node_fts, edge_fts, graph_fts = encode(self.encoders, data, step_graph, node_mask,
                                                c.hidden)
         nxt_hidden, nxt_edge = self.processor(node_fts, edge_fts, graph_fts, step_graph,
@@ -167,7 +167,7 @@ class Net(hk.Module):
 
     # ------------------------------------------------------------------ hints read
     def _hints_in(self, state: _State, hints: list[DataPoint], step: Array, repred: bool,
-                  graph: Graph | None, node_mask: Array, teacher_key: Array | None
+                  graph: SparseGraph | None, node_mask: Array, teacher_key: Array | None
                   ) -> list[DataPoint]:
         """The hints step `step` reads: the frame itself at step 0, then decoded predictions
         (mixed with the frame by teacher forcing, when it is on and not evaluating).
@@ -180,7 +180,7 @@ class Net(hk.Module):
         if not c.decode_hints or (c.hint_teacher_forcing >= 1.0 and not repred):
             return frames
         hard = c.hint_repred_mode == "hard" or (c.hint_repred_mode == "hard_on_eval" and repred)
-        prev_graph = graph if graph is not None else DenseGraph(adj=None)  # layout only
+        prev_graph = self.layout.layout_graph(graph, node_mask)
         first = step == 0
         batch = node_mask.shape[0]
         take_frame = jnp.broadcast_to(first, (batch,))
@@ -191,7 +191,8 @@ class Net(hk.Module):
         for frame in frames:
             _, loc, t = self.spec[frame.name]
             decoded, typ = postprocess(state.hint_preds[frame.name], loc, t, prev_graph,
-                                       node_mask, hard=hard)
+                                       node_mask, hard=hard,
+                                       unroll_sinkhorn=self.device.unroll_sinkhorn)
             data = frame.data
             if typ == Type.SOFT_POINTER and t == Type.POINTER:
                 data = as_soft_pointer(data, loc, prev_graph, node_mask.shape[1])
@@ -203,7 +204,7 @@ class Net(hk.Module):
     def _initial_state(self, batch: int, nb_nodes: int, graph: SparseGraph | None) -> _State:
         """Zero predictions of the right shapes: what the loop carries into step 0 (which
         reads frames and keeps its own outputs, so the zeros never reach a result)."""
-        slots = None if graph is None else int(jnp.shape(graph.senders)[1])
+        slots = self.layout.num_slots(graph)
         preds: dict[str, dict[str, Array]] = {Stage.HINT: {}, Stage.OUTPUT: {}}
         for name, decoder in self.decoders.items():
             shape = decoder.pred_shape(batch, nb_nodes, slots)
@@ -242,10 +243,10 @@ class Net(hk.Module):
 
         def step_fn(state: _State, xs: tuple[Array, _StepKeys]) -> tuple[_State, dict]:
             """A step past every trajectory's end (time-axis padding) may be skipped at run
-            time (`tuning.skip_padded_steps`): its hint predictions are masked out of the
+            time (`DeviceChoices.skip_padded_steps`): its hint predictions are masked out of the
             loss and its outputs would be frozen anyway."""
             step, step_keys = xs
-            if hk.running_init() or not hints or not tuning.skip_padded_steps():
+            if hk.running_init() or not hints or not self.device.skip_padded_steps:
                 return run(state, step, step_keys)
             live = (step == 0) | (step + 1 < jnp.max(jnp.asarray(lengths)))
             return hk.cond(live, run, skip, state, step, step_keys)

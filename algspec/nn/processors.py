@@ -6,7 +6,10 @@ Every processor is a haiku module called as
               node_mask [B, N]) -> (next_hidden [B, N, H], triplet edge messages or None)
 
 with `edge_fts` `[B, N, N, H]` and `graph` a `DenseGraph`, or `[B, E, H]` and a
-`SparseGraph`. The arithmetic is dm-clrs's (its `PGN`, `GAT`, `GATv2` and the
+`SparseGraph`. Each processor is written once: it reads the graph only through
+`graph.ops(node_mask, reads)` (`graph_ops.py`: node terms at receivers and
+senders, aggregation at the receivers, attention over each receiver's senders).
+The arithmetic is dm-clrs's (its `PGN`, `GAT`, `GATv2` and the
 kinds of `get_processor_factory`): the node features and hidden state are
 concatenated, pair messages are summed from node, edge and graph terms, and
 reduced at the receiver (max, with non-adjacent pairs at -1e6; attention: a
@@ -50,14 +53,11 @@ import haiku as hk
 import jax
 import jax.numpy as jnp
 
-from algspec.nn import edges, segments
-from algspec.nn.graph import Array, DenseGraph, Graph, SparseGraph
+from algspec.nn import edges
+from algspec.nn.graph import Array, Graph
+from algspec.nn.graph_ops import REDUCTIONS, GraphOps
 from algspec.nn.processor_table import ALGSPEC, PROCESSOR_TABLE, ProcessorKind
 from algspec.nn.types import BIG_NUMBER
-
-# dm-clrs's GAT masks non-adjacent pairs by adding (adj - 1) * this to the logits.
-_ATTENTION_MASK = 1e9
-
 
 # The kinds algspec's model builds, from the one processor table (`processor_table.py`).
 PROCESSORS: dict[str, ProcessorKind] = {
@@ -77,7 +77,7 @@ def _finish(ret: Array, hidden_mask: Array) -> Array:
 
 
 class _Base(hk.Module):
-    """Shared by all kinds: which graph is read, padding, the sparse-graph view.
+    """Shared by all kinds: which graph is read (`reads`), the width, layer norm.
 
     Parameterised helpers are module-level functions called from `__call__`:
     haiku would scope parameters made in another method under `~method`.
@@ -86,15 +86,6 @@ class _Base(hk.Module):
     def __init__(self, out_size: int, reads: str, use_ln: bool, name: str) -> None:
         super().__init__(name=name)
         self.out_size, self.reads, self.use_ln = out_size, reads, use_ln
-
-    def _dense_adj(self, graph: DenseGraph, node_mask: Array) -> Array:
-        return edges.kind_adjacency(self.reads, graph.adj, node_mask)
-
-    def _sparse_live(self, graph: SparseGraph, node_mask: Array) -> Array:
-        live = segments.live_slots(graph, node_mask)
-        if self.reads == "self":
-            live = live & (graph.senders == graph.receivers)
-        return live
 
 
 def _message_mlp(msgs: Array, size: int) -> Array:
@@ -122,30 +113,6 @@ def _triplet_messages(z: Array, edge_fts: Array, graph_fts: Array, node_mask: Ar
     return out * edges.pair_mask(node_mask)[..., None]
 
 
-def _reduce_dense(msgs: Array, adj: Array, reduction: str) -> Array:
-    """Messages `[B, N(sender), N(receiver), H]` reduced over senders adjacent in `adj`."""
-    weight = adj[..., None]
-    if reduction == "max":
-        return jnp.max(jnp.where(weight > 0, msgs, -BIG_NUMBER), axis=1)
-    total = jnp.sum(msgs * weight, axis=1)
-    if reduction == "sum":
-        return total
-    degree = jnp.sum(adj, axis=-1, keepdims=True)
-    return total / jnp.where(degree > 0, degree, 1.0)
-
-
-def _reduce_sparse(msgs: Array, graph: SparseGraph, live: Array, nb_nodes: int,
-                   reduction: str) -> Array:
-    """Messages `[B, E, H]` reduced at their receivers; empty receivers as in `_reduce_dense`."""
-    if reduction == "max":
-        return segments.segment_max(msgs, graph, live, nb_nodes, -BIG_NUMBER)
-    total = segments.segment_sum(msgs, graph, live, nb_nodes)
-    if reduction == "sum":
-        return total
-    degree = segments.in_degree(graph, live, nb_nodes)[..., None]
-    return total / jnp.where(degree > 0, degree, 1.0)
-
-
 class MessagePassing(_Base):
     """dm-clrs's PGN family: deepsets, mpnn, pgn, their gated and triplet forms."""
 
@@ -153,7 +120,7 @@ class MessagePassing(_Base):
                  use_ln: bool = False, triplets: bool = False, nb_triplet_fts: int = 8,
                  gated: bool = False, reduction: str = "max", name: str = "processor") -> None:
         super().__init__(out_size, reads, use_ln, name)
-        if reduction not in ("max", "mean", "sum"):
+        if reduction not in REDUCTIONS:
             raise ValueError(f"unknown reduction {reduction!r}: expected max, mean or sum")
         self.mid_size = out_size if mid_size is None else mid_size
         self.triplets, self.nb_triplet_fts = triplets, nb_triplet_fts
@@ -161,29 +128,20 @@ class MessagePassing(_Base):
 
     def __call__(self, node_fts: Array, edge_fts: Array, graph_fts: Array, graph: Graph,
                  hidden: Array, node_mask: Array) -> tuple[Array, Array | None]:
-        sparse = isinstance(graph, SparseGraph)
-        if sparse and self.triplets:
-            raise ValueError("triplet messages need a DenseGraph: they are dense only")
+        ops = graph.ops(node_mask, self.reads)
+        tri_edges = ops.all_pairs(edge_fts, "triplet messages") if self.triplets else None
         z = jnp.concatenate([node_fts, hidden], axis=-1)
         to_receiver = _linear(self.mid_size, "receiver")(z)
         from_sender = _linear(self.mid_size, "sender")(z)
         along_edge = _linear(self.mid_size, "edge")(edge_fts)
         from_graph = _linear(self.mid_size, "graph")(graph_fts)
         tri_msgs = None
-        if sparse:
-            msgs = (segments.gather_nodes(to_receiver, graph.receivers)
-                    + segments.gather_nodes(from_sender, graph.senders)
-                    + along_edge + from_graph[:, None])
-            agg = _reduce_sparse(_message_mlp(msgs, self.out_size), graph,
-                                 self._sparse_live(graph, node_mask), z.shape[1], self.reduction)
-        else:
-            if self.triplets:
-                tri_msgs = _triplet_messages(z, edge_fts, graph_fts, node_mask,
-                                             self.nb_triplet_fts, self.out_size)
-            msgs = (to_receiver[:, None] + from_sender[:, :, None]
-                    + along_edge + from_graph[:, None, None])
-            agg = _reduce_dense(_message_mlp(msgs, self.out_size),
-                                self._dense_adj(graph, node_mask), self.reduction)
+        if tri_edges is not None:
+            tri_msgs = _triplet_messages(z, tri_edges, graph_fts, node_mask,
+                                         self.nb_triplet_fts, self.out_size)
+        msgs = (ops.at_receivers(to_receiver) + ops.at_senders(from_sender)
+                + ops.edge_features(along_edge) + ops.at_pairs(from_graph))
+        agg = ops.aggregate(_message_mlp(msgs, self.out_size), self.reduction)
         ret = jax.nn.relu(_linear(self.out_size, "skip")(z) + _linear(self.out_size, "update")(agg))
         if self.use_ln:
             ret = _layer_norm(ret)
@@ -195,40 +153,29 @@ class MessagePassing(_Base):
         return _finish(ret, node_mask), tri_msgs
 
 
-def _gat_logits(z: Array, edge_fts: Array, graph_fts: Array, graph: Graph,
+def _gat_logits(z: Array, edge_fts: Array, graph_fts: Array, ops: GraphOps,
                 heads: int, mid_size: int) -> Array:
-    """GAT logits: dense `[B, heads, N(receiver), N(sender)]`, sparse `[B, E, heads]`."""
+    """GAT logits in `ops`'s (attention) pair layout, heads last."""
     del mid_size
     recv = _linear(heads, "att_receiver")(z)
     send = _linear(heads, "att_sender")(z)
     edge = _linear(heads, "att_edge")(edge_fts)
     glob = _linear(heads, "att_graph")(graph_fts)
-    if isinstance(graph, SparseGraph):
-        logits = (segments.gather_nodes(recv, graph.receivers)
-                  + segments.gather_nodes(send, graph.senders) + edge + glob[:, None])
-    else:
-        logits = (jnp.transpose(recv, (0, 2, 1))[..., None]
-                  + jnp.transpose(send, (0, 2, 1))[:, :, None, :]
-                  + jnp.transpose(edge, (0, 3, 1, 2)) + glob[:, :, None, None])
+    logits = ops.at_receivers(recv) + ops.at_senders(send) + edge + ops.at_pairs(glob)
     return jax.nn.leaky_relu(logits)
 
 
-def _gatv2_logits(z: Array, edge_fts: Array, graph_fts: Array, graph: Graph,
+def _gatv2_logits(z: Array, edge_fts: Array, graph_fts: Array, ops: GraphOps,
                   heads: int, mid_size: int) -> Array:
     """GATv2 logits: a per-head score of leaky_relu(sender + receiver + edge + graph terms)."""
     send = _linear(mid_size, "pre_sender")(z)
     recv = _linear(mid_size, "pre_receiver")(z)
     edge = _linear(mid_size, "pre_edge")(edge_fts)
     glob = _linear(mid_size, "pre_graph")(graph_fts)
-    if isinstance(graph, SparseGraph):
-        pre = (segments.gather_nodes(send, graph.senders)
-               + segments.gather_nodes(recv, graph.receivers) + edge + glob[:, None])
-    else:
-        pre = send[:, None] + recv[:, :, None] + edge + glob[:, None, None]  # [B, N, N, mid]
+    pre = ops.at_senders(send) + ops.at_receivers(recv) + edge + ops.at_pairs(glob)
     pre = jax.nn.leaky_relu(pre.reshape(pre.shape[:-1] + (heads, -1)))
-    scores = jnp.stack([_linear(1, f"score_{h}")(pre[..., h, :])[..., 0] for h in range(heads)],
-                       axis=-1)
-    return scores if isinstance(graph, SparseGraph) else jnp.transpose(scores, (0, 3, 1, 2))
+    return jnp.stack([_linear(1, f"score_{h}")(pre[..., h, :])[..., 0] for h in range(heads)],
+                     axis=-1)
 
 
 _LOGITS = {"gat": _gat_logits, "gatv2": _gatv2_logits}
@@ -254,25 +201,13 @@ class Attention(_Base):
 
     def __call__(self, node_fts: Array, edge_fts: Array, graph_fts: Array, graph: Graph,
                  hidden: Array, node_mask: Array) -> tuple[Array, None]:
+        ops = graph.ops(node_mask, self.reads).attention()
         z = jnp.concatenate([node_fts, hidden], axis=-1)
         b, n, _ = z.shape
         values = _linear(self.out_size, "value")(z).reshape(b, n, self.nb_heads, self.head_size)
-        logits_of = _LOGITS[self.version]
-        if isinstance(graph, SparseGraph):
-            live = self._sparse_live(graph, node_mask)
-            rev, found = edges.reverse_slots(graph, n)
-            back_fts = jnp.where(found[..., None], segments.gather_nodes(edge_fts, rev), 0.0)
-            logits = logits_of(z, back_fts, graph_fts, graph, self.nb_heads, self.mid_size)
-            coefs = segments.segment_softmax(logits, graph, live, n)          # [B, E, heads]
-            sent = segments.gather_nodes(values, graph.senders) * coefs[..., None]
-            ret = segments.segment_sum(sent, graph, live, n)
-        else:
-            adj = self._dense_adj(graph, node_mask)
-            logits = logits_of(z, edge_fts, graph_fts, graph, self.nb_heads, self.mid_size)
-            bias = ((adj - 1.0) * _ATTENTION_MASK)[:, None]
-            coefs = jax.nn.softmax(logits + bias, axis=-1)                   # [B, heads, N, N]
-            ret = jnp.matmul(coefs, jnp.transpose(values, (0, 2, 1, 3)))
-            ret = jnp.transpose(ret, (0, 2, 1, 3))
+        logits = _LOGITS[self.version](z, ops.edge_features(edge_fts), graph_fts, ops,
+                                       self.nb_heads, self.mid_size)
+        ret = ops.attend(logits, values)
         ret = ret.reshape(b, n, self.out_size) + _linear(self.out_size, "skip")(z)
         ret = jax.nn.relu(ret)
         if self.use_ln:

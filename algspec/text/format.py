@@ -10,7 +10,8 @@ strings character for character, and they apply to any `.alg` file:
 - Values (numbers print as numpy prints the sampler's dtype; `--decimals`
   truncates inputs as CLRS-Text's samplers do): a node array is `[v0 v1 ...]`
   (scalars as numbers, masks and pointers as integers, categoricals as the
-  class index); a node mask_one is the index of its one node; a
+  class index); a node mask_one is the index of its one node (`none` for a
+  `mask_one?` that marks none, which CLRS-Text never has); a
   `should_be_permutation` output lists the `key` input in that order (node
   indices when there is no `key`); an edge array is its rows `[[r0], [r1]]`,
   categorical entries of a masked pair as -1; a graph scalar is a number, a
@@ -24,7 +25,7 @@ strings character for character, and they apply to any `.alg` file:
   their output's type where the hint has that type, or is a pointer hint of a
   permutation (a sort's `pred_h` as the keys in order); otherwise with the
   hint's own type (`prints_as_output`).
-- A value not of its type's form (a mask_one marking no node or several, a
+- A value not of its type's form (a mask_one marking no node, unless optional, or several, a
   permutation that is not one chain) has no text: `NoTextForm`, a user error.
 - CLRS-30's own exceptions, by algorithm name (`TRACED_INSTEAD`): the
   string matchers trace their hint `s`; binary search, Kadane's maximum
@@ -61,9 +62,11 @@ PARENTHESISED = frozenset({"binary_search", "find_maximum_subarray_kadane"})
 Spec = Mapping[str, Sequence[str]]
 
 
-def format_sample(name: str, spec: Spec, sample: Any, hints: bool = False) -> tuple[str, str]:
+def format_sample(name: str, spec: Spec, sample: Any, hints: bool = False,
+                  optional: frozenset[str] = frozenset()) -> tuple[str, str]:
     """`(prompt, answer)` of one sample: a Feedback-like object of batch 1 whose hints
-    are the sample's own frames (see `one_sample`)."""
+    are the sample's own frames (see `one_sample`); `optional` names the `mask_one?`
+    data, whose all-zero value prints `none`."""
     inputs = {dp.name: np.asarray(dp.data)[0] for dp in sample.features.inputs}
     outputs = {dp.name: np.asarray(dp.data)[0] for dp in sample.outputs}
     frames = {dp.name: np.asarray(dp.data)[:, 0] for dp in sample.features.hints}
@@ -71,7 +74,8 @@ def format_sample(name: str, spec: Spec, sample: Any, hints: bool = False) -> tu
 
     def text(datum: str, x: np.ndarray, where: str = "") -> str:
         try:
-            return value_text(x, spec[datum][1], spec[datum][2], key)
+            return value_text(x, spec[datum][1], spec[datum][2], key,
+                              optional=datum in optional)
         except NoTextForm as e:
             raise NoTextForm(f"{where or datum} has no text form as a {spec[datum][1]} "
                              f"{spec[datum][2]}: {e}") from None
@@ -186,10 +190,11 @@ def _shown(x: np.ndarray) -> str:
     return np.array2string(np.asarray(x), threshold=20, separator=" ")
 
 
-def value_text(x: np.ndarray, location: str, type_: str, key: np.ndarray | None = None
-               ) -> str:
+def value_text(x: np.ndarray, location: str, type_: str, key: np.ndarray | None = None,
+               *, optional: bool = False) -> str:
     """One datum of one sample (no batch axis) as text. A graph datum stays the numpy
-    scalar it is: numpy prints scalars and arrays alike, but only the scalar is CLRS's."""
+    scalar it is: numpy prints scalars and arrays alike, but only the scalar is CLRS's.
+    `optional`: a `mask_one?`, whose all-zero value (`none`) prints `none`."""
     if location == "node":
         x = np.asarray(x)
         if type_ == "should_be_permutation":
@@ -197,6 +202,8 @@ def value_text(x: np.ndarray, location: str, type_: str, key: np.ndarray | None 
             return _row(key[order] if key is not None else order)
         if type_ == "mask_one":
             marked = np.flatnonzero(x)
+            if len(marked) == 0 and optional:  # a `mask_one?` holding none
+                return "none"
             if len(marked) != 1:
                 raise NoTextForm(f"a mask_one marks exactly one node; this marks "
                                  f"{len(marked)}: {_shown(x.astype(int))}")

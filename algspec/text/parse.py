@@ -107,7 +107,8 @@ def parse_value(text: str, location: str, type_: str, *, nodes: int | None = Non
                 if nodes is None:
                     raise TextFormatError("a node mask_one needs the node count")
                 out = np.zeros(nodes, np.float32)
-                out[int(text)] = 1.0
+                if text.strip() != "none":  # `none`: a `mask_one?` marking no node
+                    out[int(text)] = 1.0
                 return out
             tokens = _numbers(text)
             if type_ == "should_be_permutation":

@@ -59,12 +59,14 @@ def text_records(alg: Any, length: int, num: int, seed: int, *, hints: bool = Fa
     chunk = fitting_chunk(length)
     sampler = BatchSampler(alg, alg.spec, -1, seed=seed, length=length,
                            truncate_decimals=decimals, chunk_size=chunk, **params)
+    optional = frozenset(d.spec_name for d in alg.ir.decls if d.optional)  # `mask_one?`
     done = 0
     while done < num:
         size = min(chunk, num - done)
         batch = sampler.next(size)
         for i in range(size):
-            prompt, answer = format_sample(alg.name, alg.spec, one_sample(batch, i), hints)
+            prompt, answer = format_sample(alg.name, alg.spec, one_sample(batch, i), hints,
+                                           optional)
             done += 1
             if progress is not None:
                 progress(done)

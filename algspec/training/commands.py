@@ -246,12 +246,16 @@ def eval_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     progress: Annotated[bool, typer.Option(
         help="Show progress on stderr (data, batches tested) when it is a terminal.")] = True,
+    jobs: Annotated[int, typer.Option(
+        "--jobs", "-j", min=1, help="Processes drawing each test set (the same sets for any "
+        "number; see `algspec sample --jobs`).")] = 1,
 ) -> None:
     """Re-test a trained run's best parameters at any size, or sweep sizes and graph families."""
     if sizes is not None or family is not None or out is not None:
         if test_size is not None:
             raise _fail("--test-size and --sizes: give one (--sizes 16,80 tests several sizes)")
-        _eval_sweep(run_dir, sizes, family, test_samples, out, batch_size, as_json, progress)
+        _eval_sweep(run_dir, sizes, family, test_samples, out, batch_size, as_json, progress,
+                    jobs)
         return
     from algspec.training.data import SourceError
     from algspec.training.metrics import per_output_lines, score_text
@@ -260,6 +264,7 @@ def eval_command(
     words = ["algspec", "eval", str(run_dir)]
     for flag, value in (("--test-size", test_size), ("--test-samples", test_samples)):
         words += [flag, str(value)] if value is not None else []
+    words += ["--jobs", str(jobs)] if jobs != 1 else []
     words += ["--json"] if as_json else []
     size = f" at n={test_size}" if test_size else ""
     stopped = (f"eval of {run_dir}{size} stopped before it finished; nothing was written "
@@ -270,7 +275,8 @@ def eval_command(
         try:
             res = evaluate_run(run_dir, test_size, test_samples,
                                progress=progress_wanted(progress),
-                               on_interrupt=lambda: stopped, batch_size=batch_size)
+                               on_interrupt=lambda: stopped, batch_size=batch_size,
+                               jobs=jobs)
         except (FileNotFoundError, SourceError, ValueError) as exc:
             if caused_by_interrupt(exc):
                 raise KeyboardInterrupt from exc
@@ -286,7 +292,7 @@ def eval_command(
 
 def _eval_sweep(run_dir: Path, sizes_text: str | None, family_text: str | None,
                 samples: int | None, out: Path | None, batch_size: int | None,
-                as_json: bool, progress: bool) -> None:
+                as_json: bool, progress: bool, jobs: int = 1) -> None:
     """`eval RUN --sizes ... --family ...`: every cell, a table, a plot; resumable."""
     from algspec.training.data import SourceError
     from algspec.training.ood import TRAINED, markdown_table, run_sweep
@@ -307,6 +313,7 @@ def _eval_sweep(run_dir: Path, sizes_text: str | None, family_text: str | None,
              "--family", ",".join(families), "--out", str(folder)]
     for flag, value in (("--test-samples", samples), ("--batch-size", batch_size)):
         words += [flag, str(value)] if value is not None else []
+    words += ["--jobs", str(jobs)] if jobs != 1 else []
     stopped = (f"the sweep stopped; the cells it finished are kept in {folder / 'cells'}; "
                f"run `{shlex.join(words)}` again to test the rest")
     from algspec.cli_args import reported
@@ -315,7 +322,7 @@ def _eval_sweep(run_dir: Path, sizes_text: str | None, family_text: str | None,
         try:
             summary = run_sweep(run_dir, sizes, families, samples, folder, batch_size,
                                 progress=progress_wanted(progress),
-                                on_interrupt=lambda: stopped)
+                                on_interrupt=lambda: stopped, jobs=jobs)
         except (FileNotFoundError, SourceError, ValueError) as exc:
             if caused_by_interrupt(exc):
                 raise KeyboardInterrupt from exc

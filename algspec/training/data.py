@@ -136,9 +136,12 @@ class Source:
     name: str
     spec: Mapping[str, tuple[str, str, str]]
     kind: str  # "alg" or "clrs"
-    make: Callable[[int, int, int], Any]  # (length, num_samples, seed) -> sampler
+    make: Callable[..., Any]  # (length, num_samples, seed[, jobs=]) -> sampler
 
-    def sampler(self, length: int, num_samples: int, seed: int) -> Any:
+    def sampler(self, length: int, num_samples: int, seed: int, jobs: int = 1) -> Any:
+        """`jobs` processes draw an `.alg` file's fixed set (dm-clrs's: one)."""
+        if jobs != 1 and self.kind == "alg":
+            return self.make(length, num_samples, seed, jobs=jobs)
         return self.make(length, num_samples, seed)
 
 
@@ -161,9 +164,9 @@ def resolve_source(source: str, generator_params: Mapping[str, Any] | None = Non
             msg = str(exc)
             raise SourceError(msg if msg.startswith(source) else f"{source}: {msg}") from exc
 
-        def make_alg(length: int, num_samples: int, seed: int) -> Any:
+        def make_alg(length: int, num_samples: int, seed: int, jobs: int = 1) -> Any:
             return alg.batch_sampler(length=length, num_samples=num_samples, seed=seed,
-                                     **params)
+                                     jobs=jobs, **params)
 
         return Source(name=alg.name, spec=dict(alg.spec), kind="alg", make=make_alg)
 
@@ -271,9 +274,11 @@ def fixed_set(
     random_pos: bool,
     pred_as_input: bool,
     time_multiple: int = 8,
+    jobs: int = 1,
 ) -> tuple[dict, Any]:
-    """A whole fixed dataset as one preprocessed Feedback (hints padded, see `pad_time`)."""
-    sampler = source.sampler(length, num_samples, seed)
+    """A whole fixed dataset as one preprocessed Feedback (hints padded, see `pad_time`);
+    an `.alg` file's is drawn by `jobs` processes (the same set for any number)."""
+    sampler = source.sampler(length, num_samples, seed, jobs=jobs)
     pos_rng = np.random.RandomState(derive_seed(seed, "pos", length)) if random_pos else None
     spec, fb = preprocess(sampler.next(), source.spec, pos_rng=pos_rng,
                           pred_as_input=pred_as_input)

@@ -68,6 +68,7 @@ class OodPlan:
     families: tuple[str, ...] = ("trained",)
     samples: int | None = None  # default: each run's test samples
     batch_size: int | None = None  # default: each run's eval batch size
+    jobs: int | None = None  # processes drawing each test set (`sample --jobs`): same sets
 
 
 @dataclass
@@ -183,21 +184,24 @@ def load_grid(path: str | Path) -> Grid:
 
 
 def _load_ood(raw: Any, path: Path) -> OodPlan:
-    """`ood: {sizes: [16, 160], families: [er, delaunay], samples: 32, batch_size: 8}`."""
+    """`ood: {sizes: [16, 160], families: [er, delaunay], samples: 32, batch_size: 8,
+    jobs: 2}`."""
     if not isinstance(raw, dict) or "sizes" not in raw:
         raise GridError(f"{path}: ood needs sizes (and optionally families, samples, "
-                        "batch_size)")
-    unknown = set(raw) - {"sizes", "families", "samples", "batch_size"}
+                        "batch_size, jobs)")
+    unknown = set(raw) - {"sizes", "families", "samples", "batch_size", "jobs"}
     if unknown:
         raise GridError(f"{path}: ood: unknown key(s) {', '.join(sorted(unknown))}")
     sizes = _as_list(raw["sizes"], "ood.sizes", int)
     families = _as_list(raw.get("families", ["trained"]), "ood.families", str)
-    counts = {k: raw.get(k) for k in ("samples", "batch_size")}
+    counts = {k: raw.get(k) for k in ("samples", "batch_size", "jobs")}
     if not sizes or min(sizes) < 1 or not families or any(
-            v is not None and (not isinstance(v, int) or v < 1) for v in counts.values()):
-        raise GridError(f"{path}: ood: sizes, samples and batch_size must be positive "
+            v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1)
+            for v in counts.values()):
+        raise GridError(f"{path}: ood: sizes, samples, batch_size and jobs must be positive "
                         "integers and families a non-empty list")
-    return OodPlan(tuple(sizes), tuple(families), counts["samples"], counts["batch_size"])
+    return OodPlan(tuple(sizes), tuple(families), counts["samples"], counts["batch_size"],
+                   counts["jobs"])
 
 
 def _with_backend(raw: dict[str, Any], train: dict[str, Any], path: Path) -> dict[str, Any]:

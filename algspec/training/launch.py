@@ -27,12 +27,13 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from algspec.ray_cluster import ClusterUnreachable, connect
 from algspec.source_file import is_algorithm_file_name
 from algspec.training.grid import GridError, RunSpec
 from algspec.training.grid_progress import GridProgress, outcome_line
@@ -193,71 +194,12 @@ def _log_outcome(o: Outcome, k: int, total: int, log: Log, status: str) -> None:
 # --- Ray -------------------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def _held_stderr() -> Iterator[Callable[[], None]]:
-    """Hold back what is written to file descriptor 2 (C++ logs too) inside the block;
-    calling the yielded function replays it. A failed connection's retry warnings are then
-    dropped for one error line, and a good connection's messages still show."""
-    try:
-        saved = os.dup(2)
-    except OSError:
-        yield lambda: None
-        return
-    replayed = False
-
-    def replay() -> None:
-        nonlocal replayed
-        replayed = True
-
-    with tempfile.TemporaryFile() as sink:
-        sys.stderr.flush()
-        os.dup2(sink.fileno(), 2)
-        try:
-            yield replay
-        finally:
-            sys.stderr.flush()
-            os.dup2(saved, 2)
-            os.close(saved)
-            if replayed:
-                sink.seek(0)
-                sys.stderr.write(sink.read().decode(errors="replace"))
-                sys.stderr.flush()
-
-
 def _connect(ray: Any, address: str, kwargs: dict[str, Any]) -> None:
-    """`ray.init(address=...)`, or a `GridError` naming the address and what to do when no
-    cluster answers there."""
-    def unreachable(why: str) -> GridError:
-        return GridError(
-            f"--address {address}: no Ray cluster could be reached ({why}); start one "
-            "with `ray start --head` on this machine (then --address auto), or leave out "
-            "--address to run the grid on a local Ray instance (or use --jobs N without Ray)")
-
-    why = _probe(address)  # Ray itself retries a silent host:port for minutes
-    if why is not None:
-        raise unreachable(why)
-    with _held_stderr() as replay:
-        try:
-            ray.init(address=address, **kwargs)
-        except Exception as exc:  # noqa: BLE001 - ConnectionError, TimeoutError, RuntimeError...
-            raise unreachable((str(exc).strip().splitlines() or [type(exc).__name__])[0]) \
-                from None
-        replay()
-
-
-def _probe(address: str, timeout: float = 5.0) -> str | None:
-    """Why nothing answers at a `host:port` (or `ray://host:port`) address, or None when
-    something listens there or the address names no port (`auto`)."""
-    import socket
-
-    host, _, port = address.removeprefix("ray://").rpartition(":")
-    if not host or not port.isdigit():
-        return None
+    """`ray.init(address=...)`, or a `GridError` naming the address and what to do."""
     try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
-            return None
-    except OSError as e:
-        return f"nothing answers at {host}:{port}: {e.strerror or e}"
+        connect(ray, address, kwargs, "the grid")
+    except ClusterUnreachable as exc:
+        raise GridError(str(exc)) from None
 
 
 def _alg_sources(config: dict[str, Any]) -> dict[str, str]:

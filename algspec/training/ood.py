@@ -162,12 +162,13 @@ def _test_set_key(config: TrainConfig, source_path: str | None, cell: Cell) -> t
 
 def test_cell(run_dir: Path, ckpt: dict[str, Any], config: TrainConfig, cell: Cell,
               batch_size: int, *, progress: bool, guard: DeferredInterrupt,
-              shared: dict[tuple, tuple] | None = None) -> dict[str, Any]:
+              shared: dict[tuple, tuple] | None = None, jobs: int = 1) -> dict[str, Any]:
     """The scores of one cell, with what it cost (sampling and testing seconds, memory).
 
     `shared` keeps test sets (up to SHARED_BYTES each) between calls: the runs of one
     file and seed that differ only in processor or hidden size are tested on one draw
-    (sampling at n = 800 can take minutes)."""
+    (sampling at n = 800 can take minutes). `jobs` processes draw a test set
+    (`algspec.sample_jobs`: the same set for any number)."""
     from algspec.training.backends import get_backend
     from algspec.training.trainer import (
         evaluate,
@@ -184,7 +185,8 @@ def test_cell(run_dir: Path, ckpt: dict[str, Any], config: TrainConfig, cell: Ce
     else:
         source = source_for_run(config, ckpt.get("source_path"),
                                 family_params(config, cell.family))
-        spec, test_set = fixed_test_set(source, config, cell.size, cell.samples)
+        spec, test_set = fixed_test_set(source, config, cell.size, cell.samples,
+                                        **({"jobs": jobs} if jobs != 1 else {}))
         if shared is not None and _nbytes(test_set) <= SHARED_BYTES:
             shared[key] = (spec, test_set)
     sampled = time.perf_counter() - t0
@@ -217,12 +219,14 @@ def run_sweep(
     log: Callable[[str], None] | None = None,
     on_interrupt: Callable[[], str] | None = None,
     shared: dict[tuple, tuple] | None = None,
+    jobs: int = 1,
 ) -> dict[str, Any]:
     """Test a run in every (family, size) cell, resuming after the cells already written.
 
     Returns the summary written to `OUT/ood.json`; `log` gets one line per cell.
     A Ctrl-C stops after the cell in flight (finished cells are kept). `shared`
-    holds test sets for the next sweep of the same file (see `test_cell`)."""
+    holds test sets for the next sweep of the same file (see `test_cell`); `jobs`
+    processes draw each test set (the same sets for any number)."""
     from algspec.training.trainer import load_checkpoint
 
     run_dir = Path(run_dir)
@@ -237,14 +241,14 @@ def run_sweep(
     output_files.check_target(out, "dir", allow_nonempty_dir=True)
     with output_files.claim(out, inside=True):  # one sweep at a time writes into `out`
         return _sweep_cells(run_dir, ckpt, config, families, sizes, samples, batch_size, out,
-                            progress, log, on_interrupt, shared)
+                            progress, log, on_interrupt, shared, jobs)
 
 
 def _sweep_cells(run_dir: Path, ckpt: dict[str, Any], config: TrainConfig,
                  families: list[str], sizes: list[int], samples: int, batch_size: int,
                  out: Path, progress: bool, log: Callable[[str], None] | None,
                  on_interrupt: Callable[[], str] | None,
-                 shared: dict[tuple, tuple] | None) -> dict[str, Any]:
+                 shared: dict[tuple, tuple] | None, jobs: int = 1) -> dict[str, Any]:
     """`run_sweep`'s cells, summary, table and plot, written into `out` (held)."""
     from algspec.training.trainer import device_description
 
@@ -260,7 +264,7 @@ def _sweep_cells(run_dir: Path, ckpt: dict[str, Any], config: TrainConfig,
         say(f"[{i}/{len(todo)}] {cell.family} n={cell.size}: sampling {cell.samples} "
             "test samples")
         rec = test_cell(run_dir, ckpt, config, cell, batch_size, progress=progress, guard=guard,
-                        shared=shared)
+                        shared=shared, jobs=jobs)
         _write_json(out / CELLS / cell.file_name, rec)
         say(f"[{i}/{len(todo)}] {cell.family} n={cell.size}: {score_text(rec)} (sampled in "
             f"{rec['sample_seconds']:.1f} s, tested in {rec['test_seconds']:.1f} s, "

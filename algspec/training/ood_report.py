@@ -47,7 +47,7 @@ def sweep_runs(plan: OodPlan, runs: list[RunSpec], progress: bool,
         try:
             run_sweep(r.dir, plan.sizes, plan.families, plan.samples, r.dir / OOD_FOLDER,
                       plan.batch_size, progress=progress, log=lambda line: log(f"  {line}"),
-                      shared=shared)
+                      shared=shared, **({"jobs": plan.jobs} if plan.jobs else {}))
         except KeyboardInterrupt:
             raise
         except Exception as exc:  # noqa: BLE001 - one failed sweep must not stop the others

@@ -187,12 +187,13 @@ def _data_errors(source: Source) -> Iterator[None]:
 
 
 def fixed_test_set(source: Source, config: TrainConfig, size: int,
-                   samples: int) -> tuple[dict, Any]:
-    """A run's test set at `size`: the same samples for the same seed, size and count."""
+                   samples: int, jobs: int = 1) -> tuple[dict, Any]:
+    """A run's test set at `size`: the same samples for the same seed, size and count
+    (and for any number of `jobs` drawing them)."""
     return fixed_set(
         source, size, samples, derive_seed(config.seed, "test", size),
         random_pos=config.test_random_pos,
-        pred_as_input=use_pred_as_input(source, config.pred_as_input),
+        pred_as_input=use_pred_as_input(source, config.pred_as_input), jobs=jobs,
     )
 
 
@@ -786,11 +787,13 @@ def evaluate_run(
     run_dir: str | Path, test_size: int | None = None, test_samples: int | None = None,
     *, write: bool = True, progress: bool = False,
     on_interrupt: Callable[[], str] | None = None, batch_size: int | None = None,
+    jobs: int = 1,
 ) -> dict[str, Any]:
     """Re-test a saved run's best parameters on a fresh test set at `test_size`.
 
     The test set is derived from the run's seed and the size, so at the run's
-    own test size (and sample count) it is the set the run was tested on.
+    own test size (and sample count) it is the set the run was tested on (drawn
+    by `jobs` processes: the same set for any number).
     A folder without a checkpoint raises `UnfinishedRunError`; `progress`
     reports data generation and the batches tested on stderr; a second Ctrl-C
     while compiled code runs stops at once after printing `on_interrupt()`.
@@ -803,7 +806,7 @@ def evaluate_run(
                                       else ""))
     source = source_for_run(config, ckpt.get("source_path"))
     _note(progress, f"generating data: {samples} test samples at n={size}")
-    spec, test_set = fixed_test_set(source, config, size, samples)
+    spec, test_set = fixed_test_set(source, config, size, samples, jobs=jobs)
     saved_spec = {k: tuple(v) for k, v in ckpt["spec"].items()}
     if {k: tuple(v) for k, v in spec.items()} != saved_spec:
         raise ValueError(f"{config.algorithm}: its spec changed since the run was trained")

@@ -150,9 +150,12 @@ E_CASES: list[tuple[str, str, int, int, tuple[str, ...]]] = [
     ("E706", H + GX + "if x > 0 { proc f() { x = 1 } }\n", 5, 12, ("top level",)),
     ("E706", "proc f() { let y = 1 }\n", 1, 1, ("library",)),                 # no header
     ("E707", H + GX + "proc f() { x = 1 }\nproc f() { x = 2 }\n", 6, 1, ("`f`", "twice")),
-    ("E708", H + GX + "proc f() { x = 1 }\nround { f() }\n", 6, 9, ("`f`", "inside a round")),
-    ("E708", H + GX + "proc f(a) {\n  return a\n}\nforall v { x = f(v) by max }\n", 8, 16,
-     ("`f`", "inside a round")),                                                # a value too
+    ("E708", H + GX + "proc f() { record }\nround { f() }\n", 5, 12, ("`f`", "inside a round",
+                                                                      "records a frame")),
+    ("E708", H + GX + "proc f(a) {\n  record\n  return a\n}\nforall v { x = f(v) by max }\n", 6,
+     3, ("`f`", "inside a round")),                                             # a value too
+    ("E708", H + GX + "proc f(a) depth n { if a > 0 { f(a - 1) } }\nforall v { f(v) }\n", 6, 12,
+     ("recursive procedure `f`", "inside a round")),
     ("E709", H + GX + "return x\n", 5, 1, ("`return` outside a procedure",)),
     ("E709", H + GX + "proc f(a) {\n  for i in 0 .. n { return i }\n  return a\n}\nx = f(1)\n",
      6, 21, ("inside a loop",)),
@@ -282,6 +285,8 @@ R_CASES: list[tuple[str, str, dict, int, tuple[str, ...]]] = [
     ("R113", H + K + "output node o: scalar = float(a)\n" + NA
      + "forall v { a[v] = rand_int(v + 1, n) }\n", {"key": [0.1, 0.2, 0.3]}, 7,
      ("`rand_int(low, high)`", "high <= low")),
+    ("R114", H + K + S + "state graph x: float = 0.0\nx = s // key[1]\n",
+     {"key": [0.1, 0.25, 0.3], "s": 3.0}, 7, ("right operand of `//` holds 0.25",)),
     ("R102", H.replace("complete", "path") + "input edge W: mask ~ erdos_renyi()\n"
      "state graph x: int = 0\nfor (u, v) in edges(W) { x += 1 }\n",
      {"W": np.ones((3, 3))}, 6, ("more than 7 iterations", "`W` has 9 edges")),

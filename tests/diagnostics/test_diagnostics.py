@@ -73,7 +73,7 @@ CASES: dict[str, tuple[str, int, int, tuple[str, ...]]] = {
     "E705": (H + GX + 'include "bad.alg"\n', 5, 1, ("include cycle",)),
     "E706": (H + GX + "if x > 0 { proc f() { x = 1 } }\n", 5, 12, ("top level",)),
     "E707": (H + GX + "proc f() { x = 1 }\nproc f() { x = 2 }\n", 6, 1, ("defined twice",)),
-    "E708": (H + GX + "proc f() { x = 1 }\nround { f() }\n", 6, 9, ("inside a round",)),
+    "E708": (H + GX + "proc f() { record }\nround { f() }\n", 5, 12, ("inside a round",)),
     "E709": (H + GX + "return 1\n", 5, 1, ("`return` outside a procedure",)),
     "E710": (H + GX + "proc f(a) {\n  return a\n}\nwhile f(x) < 3 bound n { x += 1 }\n", 8, 7,
              ("`f(...)`", "`while` condition")),

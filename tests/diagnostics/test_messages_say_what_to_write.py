@@ -1,6 +1,6 @@
 """Messages that tell the writer what is wrong and what to write instead: E110 on a
-generator whose range is an expression in n, E205 on a mask compared with 0 or 1, E708's
-help when the call's argument is the processor variable, and R112 saying its size once."""
+generator whose range is an expression in n, E205 on a mask compared with 0 or 1, E401 and E708
+in a procedure called per processor, and R112 saying its size once."""
 
 from __future__ import annotations
 
@@ -18,13 +18,18 @@ def _only(src: str, code: str):
 
 
 def test_e110_on_an_n_dependent_range_says_what_is_drawn_and_what_fits() -> None:
-    d = _only("input node f: pointer ~ uniform_int(low = 0, high = n)\n"
-              "output node o: pointer\nforall v { o[v] = f[v] }\n", "E110")
+    d = _only("input node f: mask_one ~ uniform_int(low = 0, high = n)\n"
+              "output node o: mask\nforall v { o[v] = f[v] }\n", "E110")
     assert "?" not in d.message and "n-dependent" not in d.message
-    assert "draws integers whose range depends on n (high = n)" in d.message, d.message
-    assert "node `pointer` input cannot hold whatever their range (it needs node indices)" \
-        in d.message
-    assert "random_permutation()" in d.message
+    assert "draws integers in [0, n)" in d.message, d.message
+    assert "node `mask_one` input cannot hold whatever their range" in d.message
+    assert "source_node()" in d.message
+
+
+def test_an_n_dependent_integer_range_within_the_nodes_feeds_a_pointer() -> None:
+    src = "input node f: pointer ~ uniform_int(low = 0, high = n)\n" \
+          "output node o: pointer\nforall v { o[v] = f[v] }\n"
+    assert not [d for d in lint_source(HEAD + src, "t.alg") if d.severity == "error"]
 
 
 def test_e110_with_a_known_range_keeps_it() -> None:
@@ -57,21 +62,17 @@ PROC = ("input node key: scalar ~ uniform()\noutput node out: scalar\n"
         "proc sq(x) { return x * x }\nrecord\n")
 
 
-def test_e708_on_the_processor_variable_does_not_say_compute_it_before_the_round() -> None:
-    d = _only(PROC + "round { forall v { out[v] = key[v] + float(sq(v)) } }\n", "E708")
-    assert "before the round: `let" not in d.help
-    assert "`v` is a processor variable" in d.help and "inline in the round" in d.help
-    assert "for v in 0 .. n - 1" in d.help
+def test_e401_in_a_procedure_called_per_processor_says_why() -> None:
+    d = _only(PROC + "proc put(x) { out[0] = x }\nforall v { put(key[v]) }\n", "E401")
+    assert d.span.line == HEAD.count("\n") + 5  # the write in the procedure, not the call
+    assert "runs once per processor of the round" in d.help
+    assert "each processor writes only its own cells" in d.help and "by priority" in d.help
 
 
-def test_e708_on_a_local_of_the_processor_names_it_and_the_processor_variable() -> None:
-    d = _only(PROC + "round { forall v { let d = v + 1\n out[v] = float(sq(d)) } }\n", "E708")
-    assert "`d` has one value per processor" in d.help and "for v in 0 .. n - 1" in d.help
-
-
-def test_e708_on_a_value_known_before_the_round_says_compute_it_first() -> None:
-    d = _only(PROC + "round { forall v { out[v] = key[v] + float(sq(3)) } }\n", "E708")
-    assert "compute it before the round: `let y = sq(...)`" in d.help
+def test_e708_on_a_recursive_procedure_in_a_round_says_to_loop_instead() -> None:
+    d = _only(PROC + "proc r(x) depth n { if x > 0 { r(x - 1) } }\nforall v { r(v) }\n",
+              "E708")
+    assert "one call stack per sample" in d.help and "`while` loop" in d.help
 
 
 def test_r112_says_the_size_once() -> None:

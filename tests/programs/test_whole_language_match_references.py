@@ -146,16 +146,20 @@ def test_int_of_inf_is_a_fault_not_an_arbitrary_integer() -> None:
                 key=[0.75, 0.75, 0.75])
 
 
-def test_float_floor_division_and_modulo_by_zero_warn_nothing() -> None:
+@pytest.mark.parametrize("op", ["//", "%"])
+@pytest.mark.parametrize("key, code", [([0.5, 0.25], "R114"), ([2.0, 3.0], "R104")])
+def test_float_floor_division_and_modulo_by_zero_warn_nothing(op, key, code) -> None:
+    """Floats compute on integer values: a fraction is R114, a zero divisor R104, each one
+    clean fault without a numpy warning."""
     src = ("algorithm fdiv\nnodes n\ngraph complete\n\ninput node key: scalar ~ uniform()\n"
-           "output node q: scalar = a\noutput node r: scalar = b\n"
-           "state node a: float\nstate node b: float\n"
-           "forall v { a[v] = key[v] // 0.0; b[v] = key[v] % 0.0 }\n")
+           "output node q: scalar = a\nstate node a: float\n"
+           f"forall v {{ a[v] = key[v] {op} 0.0 }}\n")
     alg = algspec.load_source(src, "fdiv.alg")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        out, _ = alg.trace(key=[0.5, 0.25])
-    assert np.isinf(out["q"]).all() and np.isnan(out["r"]).all()
+        with pytest.raises(RuntimeFault) as err:
+            alg.trace(key=key)
+    assert err.value.diagnostic.code == code
 
 
 def test_replay_with_private_inputs_passes_the_stored_derived_inputs() -> None:

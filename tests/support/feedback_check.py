@@ -68,6 +68,8 @@ def check_feedback(alg, fb, B: int) -> tuple[dict, dict, dict, np.ndarray]:
     assert lengths.shape == (B,) and lengths.dtype == np.float64 and lengths.min() >= 1, lengths
     N = ins["pos"].data.shape[1]
     masked = {d.name for d in alg.ir.decls if getattr(d, "masked", None) is not None}
+    # a `mask_one?` holding none is all zeros
+    masked |= {d.spec_name for d in alg.ir.decls if getattr(d, "optional", False)}
     for group, lead in ((ins, (B,)), (outs, (B,))):
         for k, p in group.items():
             d = np.asarray(p.data)
@@ -86,7 +88,10 @@ def check_feedback(alg, fb, B: int) -> tuple[dict, dict, dict, np.ndarray]:
 
 
 def encode(spec: tuple, want, got: np.ndarray) -> np.ndarray:
-    """A reference value in probe encoding (one-hot for classes and mask_one)."""
+    """A reference value in probe encoding (one-hot for classes and mask_one; a mask_one
+    of None, an optional one holding `none`, all zeros)."""
+    if want is None and spec[2] == "mask_one":
+        return np.zeros(got.shape)
     w = np.asarray(want, dtype=float)
     if spec[2].startswith("categorical") and w.shape != got.shape:
         w = np.eye(got.shape[-1])[w.astype(int)]

@@ -436,5 +436,79 @@ def ring_leader(key, n, N):
     return {"leader": np.eye(n)[leader]}
 
 
+def jp_color_proc(A, w, n, N):
+    """Jones-Plassmann: local weight maxima take the smallest colour their coloured
+    in-neighbours leave free, all at once per round."""
+    A = np.asarray(A) != 0
+    color, colored = list(range(n)), [False] * n
+    frames = [np.array(color)]
+    while not all(colored):
+        new = []
+        for v in range(n):
+            nb = [u for u in range(n) if A[u, v] and u != v]
+            if not colored[v] and all(colored[u] or (w[u], u) < (w[v], v) for u in nb):
+                used = {color[u] for u in nb if colored[u]}
+                new.append((v, min(set(range(n + 1)) - used)))
+        for v, c in new:
+            color[v], colored[v] = c, True
+        frames.append(np.array(color))
+    return {"col": np.array(color), "_hints": {"color": frames}}
+
+
+def rank_search_proc(s, q, n, N):
+    """Each query's rank in the sorted keys: how many are below it."""
+    r = np.searchsorted(np.asarray(s), np.asarray(q), side="left").astype(float)
+    return {"rank": r, "_hints": {"r": [np.zeros(n), r]}}
+
+
+def floyd_cycle(succ, n, N):
+    """Walk from node 0 by a dict of first visits: tail length, cycle length, cycle entry."""
+    succ = succ.astype(int)
+    first, x = {}, 0
+    while x not in first:
+        first[x] = len(first)
+        x = succ[x]
+    return {"mu": float(first[x]), "lam": float(len(first) - first[x]), "entry": x}
+
+
+def merge_runs(key, k, n, N):
+    h = int(k)
+    assert list(key[:h]) == sorted(key[:h]) and list(key[h:n]) == sorted(key[h:n])
+    out = sorted(range(n), key=lambda i: (key[i], i >= h, i))  # stable: the first run first
+    rk = np.zeros(n)
+    rk[out] = np.arange(n)
+    return {"pred": chain(out), "rk": rk}
+
+
+def subset_sum_target(w, target, n, N):
+    sums = {0}
+    for x in w[:n].astype(int):
+        sums |= {s + x for s in sums}
+    reach = np.array([float(s in sums) for s in range(N)])
+    return {"ok": reach[int(target)], "sums": reach}
+
+
+def bfs_delaunay(s, A, n, N):
+    return bfs_edges(s, A, n, N)
+
+
+def edge_matching(A, n, N):
+    return {}   # random: checked by tests/interp/test_rand_per_edge.py (a maximal matching)
+
+
+def gcd_scalar(a, b, n, N):
+    """Euclid per node on integer-valued floats: the gcd and its tens digit."""
+    g = [math.gcd(int(x), int(y)) for x, y in zip(a[:n], b[:n])]
+    return {"g": np.array(g, float), "tens": np.array([x // 10 % 10 for x in g], float)}
+
+
+def next_greater(key, n, N):
+    """For each node the first node to its right with a larger key, or none: a
+    self-pointer (`pointer?`), and an all-zero one-hot for node 0's (`mask_one?`)."""
+    nge = [next((u for u in range(v + 1, n) if key[u] > key[v]), None) for v in range(n)]
+    return {"nge": np.array([v if u is None else u for v, u in enumerate(nge)], float),
+            "nge0": nge[0]}
+
+
 REFERENCES = {k: v for k, v in globals().items()
               if callable(v) and not k.startswith("_") and k not in {"chain", "cls"}}

@@ -130,7 +130,8 @@ def _reformatted(alg, parsed, hints: bool) -> tuple[str, str]:
             data = np.stack([np.asarray(f, np.float32) for f in frames + [last]])
             hint_points.append(DataPoint(hint, spec[hint][1], spec[hint][2], data[:, None]))
     sample = Feedback(Features(tuple(inputs), tuple(hint_points), np.ones(1)), tuple(outputs))
-    return format_sample(alg.name, spec, sample, hints)
+    optional = frozenset(d.spec_name for d in alg.ir.decls if d.optional)  # `mask_one?`
+    return format_sample(alg.name, spec, sample, hints, optional)
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)

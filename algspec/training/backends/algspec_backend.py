@@ -35,7 +35,8 @@ def net_config(spec: dict, config: TrainConfig) -> Any:
     return NetConfig(hidden=config.hidden, processor=config.processor,
                      encode_hints=hints == "encoded_decoded", decode_hints=hints != "none",
                      use_ln=config.use_ln, nb_heads=config.nb_heads,
-                     nb_triplet_fts=config.nb_triplet_fts, encoder_init=config.encoder_init)
+                     nb_triplet_fts=config.nb_triplet_fts, encoder_init=config.encoder_init,
+                     graph=config.graph)
 
 
 def pad_nodes(config: TrainConfig) -> int | None:
@@ -54,8 +55,7 @@ class AlgspecBackend:
     def _model(self, spec: dict, example: Any, config: TrainConfig) -> Any:
         from algspec.nn.model import Model
 
-        return Model(spec, example, net_config(spec, config),
-                     sparse=config.graph == "sparse", learning_rate=config.learning_rate,
+        return Model(spec, example, net_config(spec, config), learning_rate=config.learning_rate,
                      grad_clip=config.grad_clip, pad_nodes=pad_nodes(config))
 
     def build(self, spec: dict, example: Any, config: TrainConfig, run_dir: Path) -> Any:
