@@ -20,70 +20,82 @@ _BIG = np.iinfo(np.int64).max // 4
 
 
 def evaluate(env: EvalEnv, e: ir.Expr, rank: int, mask: np.ndarray) -> np.ndarray:
-    """Evaluate `e` in a scope of `rank` index axes; `mask` marks the lanes that matter."""
-    k = e.kind
-    if k == "const":
-        return np.asarray(e.value, dtype=NP_DTYPE[e.dtype]).reshape((1,) * (rank + 1))
-    if k == "size":
-        if e.which == "m":
-            return env.lift(env.m, rank)
-        return np.asarray(env.n if e.which == "n" else env.N).reshape((1,) * (rank + 1))
-    if k == "ivar":
-        shape = [1] * (rank + 1)
-        shape[e.axis + 1] = env.N
-        return np.arange(env.N).reshape(shape)
-    if k == "var":
-        if e.local:
-            return env.lift(env.locals[e.name], rank)
-        v = env.state.get(e.name)
-        if v is None:  # a graph-level view: evaluate it now
-            v = env.view(env.decl(e.name).derived, ir.Loc.GRAPH)
-        return env.lift(v, rank)
-    if k == "read":
-        return read(env, e, rank, mask)
-    if k == "unary":
-        x = evaluate(env, e.operand, rank, mask)
-        return ops.UNARY[e.op].numpy(x)  # the numpy rule in algspec.ops
-    if k == "binary":
-        left = evaluate(env, e.left, rank, mask)
-        if e.op == "and":  # short-circuit, lane by lane; skip the right side if no lane needs it
-            live = mask & left
-            return left & evaluate(env, e.right, rank, live) if live.any() else left
-        if e.op == "or":
-            live = mask & ~left
-            return left | evaluate(env, e.right, rank, live) if live.any() else left
-        right = evaluate(env, e.right, rank, mask)
-        if e.op in ("//", "%") and e.dtype == ir.DType.INT:
-            zero = (right == 0) & mask
-            if zero.any():
-                env.fault("R104", "integer division by zero", zero)
-            right = np.where(right == 0, 1, right)
-        elif e.op in ("//", "%"):  # floats: integer arithmetic on integer values
-            _check_integral(env, e, left, right, mask)
-        return _binop(e.op, left, right)
-    if k == "cond":
-        c = evaluate(env, e.cond, rank, mask)
-        yes, no = mask & c, mask & ~c
-        if not no.any():  # every lane that matters takes one branch: evaluate only it
-            return evaluate(env, e.then, rank, yes)
-        if not yes.any():
-            return evaluate(env, e.otherwise, rank, no)
-        return np.where(c, evaluate(env, e.then, rank, yes), evaluate(env, e.otherwise, rank, no))
-    if k == "call":
-        args = [evaluate(env, a, rank, mask) for a in e.args]
-        if e.func in TO_INT and e.args[0].dtype == ir.DType.FLOAT:
-            _check_fits_int(env, e, args[0], mask)
-        if e.func == "rand_int":
-            _check_range(env, e, args[0], args[1], mask)
-        return _call(e.func, args)
-    if k == "chain":
-        return chain(env, e, rank)
-    if k == "agg":
-        return aggregate(env, e, rank, mask)
-    if k == "rand":  # an edges loop's ends key a per-edge draw
-        pair = None if e.pair is None else [evaluate(env, x, 0, mask) for x in e.pair]
-        return random.draw(env, e, rank, mask, pair)
-    raise TypeError(k)
+    """Evaluate `e` in a scope of `rank` index axes; `mask` marks the lanes that matter
+    (its rule in `EXPRESSION_RULES`, keyed by the IR node's class)."""
+    return EXPRESSION_RULES[type(e)](env, e, rank, mask)
+
+
+def _const(env: EvalEnv, e: ir.Const, rank: int, mask: np.ndarray) -> np.ndarray:
+    return np.asarray(e.value, dtype=NP_DTYPE[e.dtype]).reshape((1,) * (rank + 1))
+
+
+def _size(env: EvalEnv, e: ir.Size, rank: int, mask: np.ndarray) -> np.ndarray:
+    if e.which == "m":
+        return env.lift(env.m, rank)
+    return np.asarray(env.n if e.which == "n" else env.N).reshape((1,) * (rank + 1))
+
+
+def _index(env: EvalEnv, e: ir.IndexVar, rank: int, mask: np.ndarray) -> np.ndarray:
+    shape = [1] * (rank + 1)
+    shape[e.axis + 1] = env.N
+    return np.arange(env.N).reshape(shape)
+
+
+def _var(env: EvalEnv, e: ir.VarRef, rank: int, mask: np.ndarray) -> np.ndarray:
+    if e.local:
+        return env.lift(env.locals[e.name], rank)
+    v = env.state.get(e.name)
+    if v is None:  # a graph-level view: evaluate it now
+        v = env.view(env.decl(e.name).derived, ir.Loc.GRAPH)
+    return env.lift(v, rank)
+
+
+def _unary(env: EvalEnv, e: ir.Unary, rank: int, mask: np.ndarray) -> np.ndarray:
+    x = evaluate(env, e.operand, rank, mask)
+    return ops.UNARY[e.op].numpy(x)  # the numpy rule in algspec.ops
+
+
+def _binary(env: EvalEnv, e: ir.Binary, rank: int, mask: np.ndarray) -> np.ndarray:
+    left = evaluate(env, e.left, rank, mask)
+    if e.op == "and":  # short-circuit, lane by lane; skip the right side if no lane needs it
+        live = mask & left
+        return left & evaluate(env, e.right, rank, live) if live.any() else left
+    if e.op == "or":
+        live = mask & ~left
+        return left | evaluate(env, e.right, rank, live) if live.any() else left
+    right = evaluate(env, e.right, rank, mask)
+    if e.op in ("//", "%") and e.dtype == ir.DType.INT:
+        zero = (right == 0) & mask
+        if zero.any():
+            env.fault("R104", "integer division by zero", zero)
+        right = np.where(right == 0, 1, right)
+    elif e.op in ("//", "%"):  # floats: integer arithmetic on integer values
+        _check_integral(env, e, left, right, mask)
+    return _binop(e.op, left, right)
+
+
+def _cond(env: EvalEnv, e: ir.Cond, rank: int, mask: np.ndarray) -> np.ndarray:
+    c = evaluate(env, e.cond, rank, mask)
+    yes, no = mask & c, mask & ~c
+    if not no.any():  # every lane that matters takes one branch: evaluate only it
+        return evaluate(env, e.then, rank, yes)
+    if not yes.any():
+        return evaluate(env, e.otherwise, rank, no)
+    return np.where(c, evaluate(env, e.then, rank, yes), evaluate(env, e.otherwise, rank, no))
+
+
+def _call_expr(env: EvalEnv, e: ir.Call, rank: int, mask: np.ndarray) -> np.ndarray:
+    args = [evaluate(env, a, rank, mask) for a in e.args]
+    if e.func in TO_INT and e.args[0].dtype == ir.DType.FLOAT:
+        _check_fits_int(env, e, args[0], mask)
+    if e.func == "rand_int":
+        _check_range(env, e, args[0], args[1], mask)
+    return _call(e.func, args)
+
+
+def _rand(env: EvalEnv, e: ir.Rand, rank: int, mask: np.ndarray) -> np.ndarray:
+    pair = None if e.pair is None else [evaluate(env, x, 0, mask) for x in e.pair]
+    return random.draw(env, e, rank, mask, pair)
 
 
 def read(env: EvalEnv, e: ir.Read, rank: int, mask: np.ndarray) -> np.ndarray:
@@ -323,3 +335,25 @@ def _binop(op: str, a, b):
 def _call(func: str, args):
     """Apply a pointwise builtin elementwise: its numpy rule in `algspec.ops`."""
     return ops.CALLS[func].numpy(*args)
+
+
+def _chain(env: EvalEnv, e: ir.Chain, rank: int, mask: np.ndarray) -> np.ndarray:
+    return chain(env, e, rank)
+
+
+# One rule per expression class (tests/efficiency/test_rules_cover_every_statement.py
+# checks that every class of `ir.Expr` has one, as it does for the efficiency passes).
+EXPRESSION_RULES = {
+    ir.Const: _const,
+    ir.Size: _size,
+    ir.IndexVar: _index,
+    ir.VarRef: _var,
+    ir.Read: read,
+    ir.Unary: _unary,
+    ir.Binary: _binary,
+    ir.Cond: _cond,
+    ir.Call: _call_expr,
+    ir.Chain: _chain,
+    ir.Aggregate: aggregate,
+    ir.Rand: _rand,
+}

@@ -263,48 +263,32 @@ class Machine(Env):
             self.exec(s, mask, rank)
 
     def exec(self, s: ir.Statement, mask: np.ndarray, rank: int) -> None:
+        """Run statement `s` on the lanes `mask` (its rule in `STATEMENT_RULES`, keyed by
+        the IR statement's class)."""
         self.stmt = s
-        k = s.kind
-        if k == "assign":
-            self.assign(s, mask, rank)
-        elif k == "let":
-            v = self.eval(s.value, rank, mask)
-            old = self.locals.get(s.name)
-            if old is None or old.shape != np.broadcast_shapes(v.shape, mask.shape):
-                self.locals[s.name] = np.broadcast_to(v, np.broadcast_shapes(v.shape,
-                                                                            mask.shape)).copy()
-            else:
-                self.locals[s.name] = np.where(mask, v, old)
-        elif k == "record":
-            self.record(mask)
-        elif k == "break":
-            self.broken[-1] |= mask
-        elif k == "if":
-            c = self.eval(s.cond, rank, mask)
-            if c.shape != mask.shape:
-                c = np.broadcast_to(c, np.broadcast_shapes(c.shape, mask.shape))
-            self.block(s.then, mask & c, rank)
-            if s.otherwise:
-                self.stmt = s
-                self.block(s.otherwise, mask & ~c, rank)
-        elif k == "while":
-            self.while_loop(s, mask, rank)
-        elif k == "for_range":
-            self.for_range(s, mask, rank)
-        elif k == "for_nodes":
-            self.for_nodes(s, mask)
-        elif k == "for_edges":
-            self.for_edges(s, mask)
-        elif k == "round":
-            self.round(s, mask)
-        elif k == "forall":
-            self.forall(s, mask)
-        elif k == "proc":
-            call_proc(self, s, mask)
-        elif k == "recur":
-            recur(self, s, mask)
+        STATEMENT_RULES[type(s)](self, s, mask, rank)
+
+    def let(self, s: ir.Let, mask: np.ndarray, rank: int) -> None:
+        v = self.eval(s.value, rank, mask)
+        old = self.locals.get(s.name)
+        if old is None or old.shape != np.broadcast_shapes(v.shape, mask.shape):
+            self.locals[s.name] = np.broadcast_to(v, np.broadcast_shapes(v.shape,
+                                                                        mask.shape)).copy()
         else:
-            raise TypeError(k)
+            self.locals[s.name] = np.where(mask, v, old)
+
+    def leave(self, s: ir.Break, mask: np.ndarray, rank: int) -> None:
+        """`break`: these lanes leave the innermost loop (it stops running them)."""
+        self.broken[-1] |= mask
+
+    def branch(self, s: ir.If, mask: np.ndarray, rank: int) -> None:
+        c = self.eval(s.cond, rank, mask)
+        if c.shape != mask.shape:
+            c = np.broadcast_to(c, np.broadcast_shapes(c.shape, mask.shape))
+        self.block(s.then, mask & c, rank)
+        if s.otherwise:
+            self.stmt = s
+            self.block(s.otherwise, mask & ~c, rank)
 
     def _bound(self, s: ir.Statement, e: ir.Expr) -> np.ndarray:
         if id(e) not in self._wrapping:  # an int bound past int64 is unbounded, not wrapped
@@ -615,3 +599,23 @@ def run(prog: ir.Program, inputs: dict[str, np.ndarray], n: int,
     traj = mach.run()
     traj.rand_keys = None if rand_keys is None else mach.given_rand_keys.copy()
     return traj
+
+
+# One rule per statement class, each `(machine, statement, lanes, rank)`
+# (tests/efficiency/test_rules_cover_every_statement.py checks that every class of
+# `ir.Statement` has one, as it does for the efficiency passes' tables).
+STATEMENT_RULES = {
+    ir.Assign: Machine.assign,
+    ir.Let: Machine.let,
+    ir.Record: lambda m, s, mask, rank: m.record(mask),
+    ir.Break: Machine.leave,
+    ir.If: Machine.branch,
+    ir.While: Machine.while_loop,
+    ir.ForRange: Machine.for_range,
+    ir.ForNodes: lambda m, s, mask, rank: m.for_nodes(s, mask),
+    ir.ForEdges: lambda m, s, mask, rank: m.for_edges(s, mask),
+    ir.Round: lambda m, s, mask, rank: m.round(s, mask),
+    ir.Forall: lambda m, s, mask, rank: m.forall(s, mask),
+    ir.Proc: lambda m, s, mask, rank: call_proc(m, s, mask),
+    ir.Recur: lambda m, s, mask, rank: recur(m, s, mask),
+}

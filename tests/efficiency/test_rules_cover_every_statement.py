@@ -1,5 +1,6 @@
-"""Every statement walker of the efficiency analysis has a rule for every IR statement
-kind, and one that meets a kind it has no rule for raises instead of skipping it."""
+"""Every statement walker of the efficiency analysis and the interpreter has a rule for
+every IR statement kind (and the interpreter one for every expression kind), and one that
+meets a kind it has no rule for raises instead of skipping it."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from algspec.efficiency.cost_terms import Binder
 from algspec.efficiency.normal_forms import normal_program
 from algspec.efficiency.results import EfficiencyError
 from algspec.efficiency.selection import Selections
+from algspec.interp import expressions, runtime
 
 KINDS = set(get_args(ir.Statement))
 
@@ -24,12 +26,19 @@ RULE_TABLES = {
     "selection, sequential": selection.SKELETON_RULES,
     "selection, in a round": selection.ROUND_RULES,
     "selection, in a forall": selection.PROCESSOR_RULES,
+    "interpreter": runtime.STATEMENT_RULES,
 }
 
 
 @pytest.mark.parametrize("walker", RULE_TABLES)
 def test_every_statement_kind_has_a_rule(walker: str) -> None:
     assert set(RULE_TABLES[walker]) == KINDS
+
+
+def test_the_interpreter_evaluates_every_expression_kind() -> None:
+    kinds = set(get_args(ir.Expr))
+    # a key tuple is read by its aggregation (argmin/argmax), never evaluated alone
+    assert set(expressions.EXPRESSION_RULES) == kinds - {ir.Tuple}
 
 
 def test_every_kind_the_cost_pass_runs_as_a_loop_has_a_header() -> None:
