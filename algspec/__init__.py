@@ -13,7 +13,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from algspec.process import moved_modules as _moved_modules
 from algspec.version import __version__
+
+_moved_modules.install()  # old module paths, for one release
 
 _NAMES = {
     "CompiledAlgorithm": "algspec.compiled",
@@ -36,7 +39,7 @@ def register(alg: CompiledAlgorithm, name: str | None = None, replace: bool = Fa
 
 
 def __getattr__(name: str) -> Any:
-    """`algspec.load` and the other public names, and submodules (`algspec.dataset`),
+    """`algspec.load` and the other public names, and submodules (`algspec.sampling.dataset`),
     imported on first use."""
     if name in _NAMES:
         value = getattr(importlib.import_module(_NAMES[name]), name)

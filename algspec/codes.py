@@ -91,11 +91,11 @@ _ALL = [
        "them; arithmetic with floats, `sqrt`, `-p` or combining writes `by sum` treat them as "
        "numbers. `float(p)` converts explicitly."),
     _c("E205", _E, "checks", "type mismatch",
-       "An operator, builtin, condition or store got a dtype its rule in `algspec/ops.py` "
+       "An operator, builtin, condition or store got a dtype its rule in `algspec/ir/ops.py` "
        "rejects."),
     _c("E206", _E, "checks", "unknown name", "Not declared, not a local, not built in."),
     _c("E207", _E, "checks", "unknown function or wrong arguments",
-       "Not a builtin of `algspec/ops.py` nor a whole-array function (onehot, adjacency, "
+       "Not a builtin of `algspec/ir/ops.py` nor a whole-array function (onehot, adjacency, "
        "transpose, chain), or the wrong number of arguments."),
     # ---------------------------------------------------------------- writes
     _c("E301", _E, "checks", "write to an input", "Inputs are read-only; copy them into state."),

@@ -30,8 +30,8 @@ class CompiledAlgorithm:
 
     # ------------------------------------------------------------ identity
     def spec_hash(self) -> str:
-        """The one spec hash (`algspec.identity`): changes with the semantics, not the spans."""
-        from algspec.identity import spec_hash
+        """The one spec hash (`algspec.sampling.identity`): changes with the semantics, not the spans."""
+        from algspec.sampling.identity import spec_hash
         return spec_hash(self.spec, self.ir)
 
     @property
@@ -119,7 +119,7 @@ class CompiledAlgorithm:
     def _check_pointer_ranges(self, requests: dict[str, tuple[str, Any]], n: int) -> None:
         """Integers drawn for a `pointer` (`uniform_int(high = n + 1)`) whose range at this n
         leaves the nodes: R101 from the range itself, whatever values the seed drew."""
-        from algspec.efficiency.size_eval import eval_size
+        from algspec.ir.size_values import eval_size
         for name, (gen_name, ps) in requests.items():
             d = self.ir.decl(name)
             if d.clrs_type != "pointer":
@@ -131,7 +131,7 @@ class CompiledAlgorithm:
 
     def _check_drawn_shapes(self, drawn: dict[str, np.ndarray], n: int, B: int) -> None:
         """A draw the nodes cannot hold (`bst_q`'s n + 1 values on `nodes n`) is a file error."""
-        from algspec.efficiency.size_eval import eval_size
+        from algspec.ir.size_values import eval_size
         N = int(eval_size(self.ir.nodes, n))
         for name, x in drawn.items():
             d = self.ir.decl(name)
@@ -192,7 +192,7 @@ class CompiledAlgorithm:
 
     def _infer_n(self, inputs: dict[str, np.ndarray], batched: bool) -> int:
         """The problem size n that every given node and edge input fits (see `infer_n`)."""
-        from algspec.sizes import infer_n
+        from algspec.ir.sizes import infer_n
         lead = 1 if batched else 0
         given_views = [d for d in self.ir.decls if d.stage == ir.Stage.INPUT and
                        d.derived is not None]
@@ -225,7 +225,7 @@ class CompiledAlgorithm:
               **inputs: Any) -> tuple[Any, dict]:
         """Run one sample given its primary inputs; return `(output, probes)` like dm-clrs.
 
-        `n` is inferred from the inputs (`algspec.sizes`); give it for an algorithm without
+        `n` is inferred from the inputs (`algspec.ir.sizes`); give it for an algorithm without
         node or edge inputs. A derived input whose definition reads nothing recorded may be
         given too (`stand_in_inputs`: dm-clrs's `s`, `f` for `min(a, b)`, `max(a, b)` of
         private draws): its values replace its definition, and draws nothing else reads may
@@ -438,5 +438,5 @@ def load_source(source: str, path: str = "<string>") -> CompiledAlgorithm:
 
 def load(path: str | Path) -> CompiledAlgorithm:
     """Compile a `.alg` file."""
-    from algspec.source_file import read_source
+    from algspec.language.source_file import read_source
     return load_source(read_source(path), str(path))

@@ -1,6 +1,6 @@
 """`algspec sample --jobs K`: seconds to draw one fixed set in one process and in K, same run.
 
-Times `algspec.dataset.sample_dataset` (what `algspec sample` draws before it writes), for
+Times `algspec.sampling.dataset.sample_dataset` (what `algspec sample` draws before it writes), for
 one process and for each `--jobs` value, interleaved `--repeats` times on a machine that
 is usually shared and noisy; the best time of each is kept and the speed-up is best
 one-process time / best K-process time. The K-process time includes starting the worker
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     import algspec
-    from algspec.dataset import fitting_chunk, sample_dataset
+    from algspec.sampling.dataset import fitting_chunk, sample_dataset
 
     alg = algspec.load(args.file)
     chunk = fitting_chunk(args.length)

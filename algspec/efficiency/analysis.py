@@ -6,7 +6,7 @@ T (hint frames), the processors N, the interconnection graph's edges |E|, the wo
 capacity c = N T, the node efficiency eta = work / c and the edge efficiency
 epsilon = active edges / (T |E|), |E| counting the edges the program's reads travel
 (the declared graph's, and a larger graph's where it reads a node the declared one
-does not join: `algspec.graph_reads`). Each step is one module:
+does not join: `algspec.efficiency.graph_reads`). Each step is one module:
 
     sizes         size_eval      N and |E| as classes (loop bounds, later, likewise)
     dependence    dependence     which data and locals depend on the input data
@@ -33,11 +33,12 @@ from algspec.efficiency.asymptotic import Asymptotic, Share, one, zero
 from algspec.efficiency.cost import CostPass
 from algspec.efficiency.cost_terms import Binder, Cost, plus
 from algspec.efficiency.dependence import Taint
+from algspec.efficiency.graph_reads import used_edge_kinds
 from algspec.efficiency.normal_forms import normal_program
 from algspec.efficiency.results import StaticEfficiency
 from algspec.efficiency.selection import Selections
-from algspec.efficiency.size_eval import edge_class, eval_size, size_class
-from algspec.graph_reads import used_edge_kinds
+from algspec.efficiency.size_eval import edge_class, size_class
+from algspec.ir.size_values import eval_size
 
 
 def analyse(program: ir.Program) -> StaticEfficiency:

@@ -53,10 +53,11 @@ from algspec.efficiency.normal_forms import (
     without_graph_mask,
     zero_pins,
 )
-from algspec.efficiency.results import EfficiencyError, LoopInfo
+from algspec.efficiency.results import LoopInfo
 from algspec.efficiency.selection import Selections
-from algspec.efficiency.size_eval import constant_truth, trips_class
-from algspec.graph_kinds import GRAPH_KINDS
+from algspec.efficiency.size_eval import trips_class
+from algspec.ir.graph_kinds import GRAPH_KINDS
+from algspec.ir.size_values import EfficiencyError, constant_truth
 
 
 class CostPass:
@@ -74,7 +75,7 @@ class CostPass:
         self.N = nodes
         self.E = edges  # the declared graph's: edge processors, neighbourhoods
         # the edges reads travel, the declared graph's and those of the graph that carries
-        # reads it does not (`algspec.graph_reads`): what one statement can touch
+        # reads it does not (`algspec.efficiency.graph_reads`): what one statement can touch
         self.E_used = edges if used_edges is None else used_edges
         self.edge_tests = graph_edge_tests(self.prog)
         self.loops: list[LoopInfo] = []

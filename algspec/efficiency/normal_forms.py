@@ -11,7 +11,7 @@ and the queries on tests the rules share: a guard less its conjuncts that test t
 interconnection graph itself (`adj[v, u]`, or `A[v, u] != 0` under
 `adj = adjacency(A)`) selects every edge; a test's conjuncts on the candidate's own
 state come first (`split_test`); whether a forall's processors read data at all
-(resets are free). The measured side's rewrite (`algspec.efficiency.observed`)
+(resets are free). The measured side's rewrite (`algspec.lint.observed`)
 reads the same queries.
 """
 
@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from algspec import ir, ops
+from algspec import ir
 from algspec.efficiency.conjuncts import conjoin, conjuncts, const_value
 from algspec.efficiency.worst_case import reads_messages
+from algspec.ir import ops
 
 _IDENTITY = {k: r.identity for k, r in ops.AGGREGATIONS.items()}  # neutral elements
 

@@ -11,36 +11,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from algspec import ir
-from algspec.diagnostics import AlgError, Diagnostic, Span
 from algspec.efficiency import worst_case
 from algspec.efficiency.asymptotic import Asymptotic
-
-E605_HELP = ("write it as a class n^a m^b log^c n (log log n)^d (log* n)^e: n, m, log2, "
-             "log_star, sqrt, min, max, constant powers and 2 ** (k * log2(n) + c) "
-             "(`algspec explain E605`)")
-
-
-class EfficiencyError(AlgError, ValueError):
-    """A size expression the analysis cannot classify (E605 at the expression).
-
-    Raised by `analyse` (and so by `CompiledAlgorithm.static_efficiency()`) for a loop
-    bound, `calls` bound or node count whose class is not n^a m^b log^c n (log log n)^d
-    (log* n)^e (`2 ** n`), or that cannot be bounded (`n / (n - n)`). It is an `AlgError`, so
-    `diagnostics` holds the diagnostic the CLI prints, and a `ValueError`.
-    """
-
-    def __init__(self, message: str, span: Span | None = None, path: str | None = None):
-        self.span = span or Span()
-        self.message = message
-        self.path = path
-        super().__init__([Diagnostic(code="E605", message=message, span=self.span,
-                                     path=path or "<string>", help=E605_HELP)])
-
-    def at(self, path: str | None) -> EfficiencyError:
-        """The same error in file `path`, unless it already names one."""
-        if self.path is not None or path is None:
-            return self
-        return EfficiencyError(self.message, self.span, path)
+from algspec.ir.size_values import (
+    E605_HELP,
+    EfficiencyError,
+)
 
 
 @dataclass

@@ -40,11 +40,12 @@ from typing import get_args
 
 import numpy as np
 
-from algspec import ir, ops
+from algspec import ir
 from algspec.efficiency.asymptotic import Asymptotic
 from algspec.efficiency.share_fit import constant_count, fit_share
 from algspec.efficiency.skeleton_calls import Budget, Calls, Unknown
-from algspec.graph_kinds import GRAPH_KINDS
+from algspec.ir import ops
+from algspec.ir.graph_kinds import GRAPH_KINDS
 
 # Sizes at which the skeleton runs; it stops early once a size costs too much.
 SIZES = (8, 16, 32, 64, 128, 256, 512, 1024, 2048)
@@ -75,7 +76,7 @@ class Selections:
 
 
 def _edge_mask(kind: str, N: int) -> np.ndarray | None:
-    """The built-in graph's pairs (`algspec.graph_kinds`); None for an input graph."""
+    """The built-in graph's pairs (`algspec.ir.graph_kinds`); None for an input graph."""
     return GRAPH_KINDS[kind].mask(N) if kind in GRAPH_KINDS else None
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from algspec import libm
 from algspec.efficiency.asymptotic import Asymptotic
+from algspec.ir import libm
 
 LOG_FACTOR_SHARE = 0.25  # how much of a log factor's drift a simpler class may be off
 

@@ -1,7 +1,7 @@
 """Bounds on the value of a size expression (a loop bound, `calls` bound or node count).
 
 A loop bound's class is the class of its *value* for large n (every m with
-n <= m <= n^2). The operators' class rules in `algspec.ops` work on a
+n <= m <= n^2). The operators' class rules in `algspec.ir.ops` work on a
 `SizeClass`, which keeps what a sound rule needs beyond one class:
 
 * `hi`: max(x, 0) = O(hi), the class the analysis uses;
@@ -45,7 +45,7 @@ def _zero() -> Asymptotic:
 
 
 def _not_a_size_type() -> type[Exception]:
-    from algspec.ops import NotASize  # ops imports this module lazily; no cycle at load
+    from algspec.ir.ops import NotASize  # ops imports this module lazily; no cycle at load
     return NotASize
 
 
@@ -265,7 +265,7 @@ class SizeClass:
     def __pow__(self, o: SizeClass | float) -> SizeClass:
         o = _lift(o)
         if self.value is not None and o.value is not None:
-            from algspec.ops import _sz_pow
+            from algspec.ir.ops import _sz_pow
             return SizeClass.const(float(_sz_pow(self.value, o.value)))
         if o.value is not None:
             return self._const_power(o.value)
@@ -354,7 +354,7 @@ class SizeClass:
     def log(self) -> SizeClass:
         """log2(x): log n for powers of n, log log n for powers of log n (-inf at 0)."""
         if self.value is not None:
-            from algspec.ops import _sz_log2
+            from algspec.ir.ops import _sz_log2
             return SizeClass.const(_sz_log2(self.value))
         try:
             hi = self.hi.log()
@@ -375,7 +375,7 @@ class SizeClass:
         and a power of n (log*(n^k) and log*(log log n) are log* n - O(1)), bounded for a
         bounded x, never negative. log* of a power of log* n is log* log* n: no class."""
         if self.value is not None:
-            from algspec.ops import _sz_log_star
+            from algspec.ir.ops import _sz_log_star
             return SizeClass.const(_sz_log_star(self.value))
         one = _one()
         if _bounded(self.hi):

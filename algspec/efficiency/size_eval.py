@@ -1,6 +1,6 @@
 """Size expressions (node counts, loop bounds, `calls` bounds): one fold, two algebras.
 
-A size expression is constants and n, N, m under the operators of `algspec.ops`.
+A size expression is constants and n, N, m under the operators of `algspec.ir.ops`.
 `fold_size` walks it once over `ir.children`; what a leaf, an operator and a
 conditional mean comes from the algebra it is given:
 
@@ -12,91 +12,26 @@ conditional mean comes from the algebra it is given:
   valued on numbers first, so constants keep their exact value.
 
 Every pass that needs a size's value or class (the cost pass, selection,
-measured, lint, `algspec.sizes`, `CompiledAlgorithm.generate`) calls these.
+measured, lint, `algspec.ir.sizes`, `CompiledAlgorithm.generate`) calls these.
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import Generic, TypeVar
 
-from algspec import ir, ops
+from algspec import ir
 from algspec.efficiency.asymptotic import Asymptotic, m, n, one, zero
-from algspec.efficiency.results import EfficiencyError
 from algspec.efficiency.size_classes import SizeClass
-from algspec.graph_kinds import GRAPH_KINDS
-
-V = TypeVar("V")
-
-
-class SizeAlgebra(ABC, Generic[V]):
-    """What a fold over a size expression computes at each kind of node."""
-
-    def whole(self, e: ir.Expr) -> V | None:
-        """A value for the whole subtree `e`, or None to fold into it."""
-        return None
-
-    @abstractmethod
-    def leaf(self, e: ir.Const | ir.Size) -> V:
-        """The value of a constant or of n, m, N."""
-
-    @abstractmethod
-    def apply(self, op: ops.Op, e: ir.Expr, args: list[V], parts: list[ir.Expr]) -> V:
-        """The value of `op` over its operands' values (`parts` are the operands)."""
-
-    @abstractmethod
-    def cond(self, e: ir.Cond, value: Callable[[ir.Expr], V]) -> V:
-        """The one policy for `a if c else b` (`value` folds a subexpression)."""
-
-    def unknown(self, e: ir.Expr) -> Exception:
-        """The error for a node that is not a size (a read, an index, an aggregation)."""
-        return EfficiencyError("a size must be an expression in n and m", e.span)
-
-
-def fold_size(e: ir.Expr, alg: SizeAlgebra[V]) -> V:
-    """The value of size expression `e` in algebra `alg` (one walk over `ir.children`)."""
-    got = alg.whole(e)
-    if got is not None:
-        return got
-    if isinstance(e, (ir.Const, ir.Size)):
-        return alg.leaf(e)
-    if isinstance(e, ir.Cond):
-        return alg.cond(e, lambda x: fold_size(x, alg))
-    op = ops.op_of(e)
-    if op is None:
-        raise alg.unknown(e)
-    parts = ir.children(e)
-    return alg.apply(op, e, [fold_size(a, alg) for a in parts], parts)
-
-
-class Numbers(SizeAlgebra[float]):
-    """Sizes on concrete n, m and N (N defaults to the node count's own value n)."""
-
-    def __init__(self, n: float, m: float | None = None, N: float | None = None):
-        self.n, self.m, self.N = n, m, N
-
-    def leaf(self, e: ir.Const | ir.Size) -> float:
-        if isinstance(e, ir.Const):
-            return float(e.value)
-        if e.which == "m":
-            if self.m is None:
-                raise ValueError("this size depends on m: pass m")
-            return float(self.m)
-        return float(self.n if e.which == "n" or self.N is None else self.N)
-
-    def apply(self, op: ops.Op, e: ir.Expr, args: list[float], parts: list[ir.Expr]) -> float:
-        vals = [int(v) if a.dtype == ir.DType.INT and float(v).is_integer() else v
-                for v, a in zip(args, parts)]
-        return float(op.size(*vals))
-
-    def cond(self, e: ir.Cond, value: Callable[[ir.Expr], float]) -> float:
-        return value(e.then) if value(e.cond) else value(e.otherwise)
-
-
-def eval_size(e: ir.Expr, n: float, m: float | None = None, N: float | None = None) -> float:
-    """The numeric value of a size expression (node count, loop bound) at n (and m)."""
-    return fold_size(e, Numbers(n, m, N))
+from algspec.ir import ops
+from algspec.ir.graph_kinds import GRAPH_KINDS
+from algspec.ir.size_values import (
+    EfficiencyError,
+    Numbers,
+    SizeAlgebra,
+    constant_truth,
+    eval_size,
+    fold_size,
+)
 
 
 class Classes(SizeAlgebra[SizeClass]):
@@ -175,21 +110,11 @@ def no_class(e: ir.Expr, why: Exception, path: str | None) -> EfficiencyError:
 
 
 def edge_class(graph: ir.Graph, nodes: Asymptotic) -> Asymptotic:
-    """|E| of the interconnection graph: a built-in kind's (`algspec.graph_kinds`), input m."""
+    """|E| of the interconnection graph: a built-in kind's (`algspec.ir.graph_kinds`), input m."""
     kind = GRAPH_KINDS.get(graph.kind)
     if kind is None:
         return m
     return {"N^2": nodes * nodes, "N": nodes}[kind.edges]
-
-
-def constant_truth(e: ir.Expr) -> bool | None:
-    """The value of a condition of constants alone (`true and false`), else None."""
-    if any(not isinstance(x, (ir.Const, ir.Unary, ir.Binary)) for x in ir.walk_expr(e)):
-        return None
-    try:
-        return bool(eval_size(e, 1.0))
-    except (ValueError, ArithmeticError, TypeError, EfficiencyError, ops.NotASize):
-        return None
 
 
 __all__ = ["Classes", "Numbers", "SizeAlgebra", "constant_truth", "edge_class", "eval_size",

@@ -40,7 +40,7 @@ GENERATORS: dict[str, Generator] = {
 }
 
 # Parameters added after spec hashes were published: at these defaults they are left out
-# of the hash (`algspec.identity`), so a dataset exported before keeps replaying.
+# of the hash (`algspec.sampling.identity`), so a dataset exported before keeps replaying.
 HASH_NEUTRAL_DEFAULTS: dict[str, dict[str, Any]] = {
     "erdos_renyi": {"family": "er"},
     "clrs_erdos_renyi": {"family": "er"},

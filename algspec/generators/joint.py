@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from algspec import libm
 from algspec.generators.base import Domain, Generator, Params, check_range
+from algspec.ir import libm
 
 # ------------------------------------------------------------------ intervals
 

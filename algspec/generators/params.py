@@ -1,7 +1,7 @@
 """Generator parameters that are expressions in n (`p = 2.0 / n`).
 
 The lowering stores such a parameter as an IR size expression; it is
-evaluated here, with the size rules of `algspec.ops`, when a batch is drawn
+evaluated here, with the size rules of `algspec.ir.ops`, when a batch is drawn
 at a concrete n.  Constant parameters pass through unchanged.
 """
 
@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from algspec import ir, ops
+from algspec import ir
+from algspec.ir import ops
 
 
 def is_expr(v: Any) -> bool:

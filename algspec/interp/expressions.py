@@ -2,19 +2,21 @@
 
 Every function takes the environment first and returns an array of shape
 `(B or 1, *scope)` (see `env.py`). Operators and builtins take their numpy
-rule from the one semantics table, `algspec.ops`.
+rule from the one semantics table, `algspec.ir.ops`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from algspec import ir, ops
+from algspec import ir
 from algspec.interp import random, sparse_edges
 from algspec.interp.dtypes import NP_DTYPE
+from algspec.interp.empty_sets import fill_empty
 from algspec.interp.env_protocol import EvalEnv
 from algspec.interp.observe import observe_aggregate, observe_read
-from algspec.op_int_floats import fault
+from algspec.ir import ops
+from algspec.ir.op_int_floats import fault
 
 _BIG = np.iinfo(np.int64).max // 4
 
@@ -52,7 +54,7 @@ def _var(env: EvalEnv, e: ir.VarRef, rank: int, mask: np.ndarray) -> np.ndarray:
 
 def _unary(env: EvalEnv, e: ir.Unary, rank: int, mask: np.ndarray) -> np.ndarray:
     x = evaluate(env, e.operand, rank, mask)
-    return ops.UNARY[e.op].numpy(x)  # the numpy rule in algspec.ops
+    return ops.UNARY[e.op].numpy(x)  # the numpy rule in algspec.ir.ops
 
 
 def _binary(env: EvalEnv, e: ir.Binary, rank: int, mask: np.ndarray) -> np.ndarray:
@@ -222,15 +224,8 @@ def aggregate(env: EvalEnv, e: ir.Aggregate, rank: int, mask: np.ndarray) -> np.
     fill = (_BIG if op == "min" else -_BIG) if is_int else (np.inf if op == "min" else -np.inf)
     red = np.where(sel, body, fill)
     out = red.min(axis=-1) if op == "min" else red.max(axis=-1)
-    if empty.any():
-        if e.default is None:
-            live = empty & env.lift(mask, rank)
-            if live.any():
-                env.fault("R103", f"`{op}` over an empty set has no `default`", live, e.span)
-        else:
-            d = evaluate(env, e.default, rank, mask)
-            out = np.where(empty, d, out)
-    return out
+    return fill_empty(env, e, empty, out, rank, mask,
+                      lambda x, r, m: evaluate(env, x, r, m))
 
 
 def key_parts(e: ir.Expr) -> list[ir.Expr]:
@@ -312,7 +307,7 @@ def _check_fits_int(env: EvalEnv, e: ir.Call, x: np.ndarray, mask: np.ndarray) -
 def _check_integral(env: EvalEnv, e: ir.Binary, left: np.ndarray, right: np.ndarray,
                     mask: np.ndarray) -> None:
     """R114 / R104 where a live lane's float `%`/`//` has an operand that is not an integer
-    or a zero divisor (`algspec.op_int_floats.fault`)."""
+    or a zero divisor (`algspec.ir.op_int_floats.fault`)."""
     bad = fault(e.op, left, right, mask)
     if bad is not None:
         env.fault(*bad, e.span)
@@ -328,12 +323,12 @@ def _check_range(env: EvalEnv, e: ir.Call, low: np.ndarray, high: np.ndarray,
 
 
 def _binop(op: str, a, b):
-    """Apply a binary operator elementwise: its numpy rule in `algspec.ops`."""
+    """Apply a binary operator elementwise: its numpy rule in `algspec.ir.ops`."""
     return ops.BINARY[op].numpy(a, b)
 
 
 def _call(func: str, args):
-    """Apply a pointwise builtin elementwise: its numpy rule in `algspec.ops`."""
+    """Apply a pointwise builtin elementwise: its numpy rule in `algspec.ir.ops`."""
     return ops.CALLS[func].numpy(*args)
 
 

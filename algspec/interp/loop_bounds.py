@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from algspec import ir
-from algspec.size_text import size_text
+from algspec.ir.size_text import size_text
 
 
 def count_total(m, s: ir.Statement, lanes: np.ndarray) -> None:

@@ -1,6 +1,6 @@
 """Reporting the activity the interpreter measures to its observer (`activity.py`).
 
-`algspec.efficiency.measured` counts active nodes and edges per round from
+`algspec.lint.measured` counts active nodes and edges per round from
 these reports, so the measured efficiency needs no second copy of any
 algorithm. Views (derived data) are never reported: they are encodings, not
 work of the algorithm.

@@ -25,7 +25,7 @@ A draw is a pure function of four numbers, hashed with splitmix64:
 
 Values are `(h >> 11) * 2**-53`, uniform on [0, 1) with 53 random bits. An int
 `ir.Rand` (the draw of `rand_int(low, high)`) is h itself, its 64 bits as an int64,
-which `algspec.op_rand_int` makes an integer in [low, high) exactly.
+which `algspec.ir.op_rand_int` makes an integer in [low, high) exactly.
 """
 
 from __future__ import annotations
@@ -34,19 +34,7 @@ import numpy as np
 
 from algspec import ir
 from algspec.interp.env_protocol import EvalEnv
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-
-
-def mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser on uint64 arrays (wrapping arithmetic)."""
-    with np.errstate(over="ignore"):
-        z = np.asarray(x, dtype=np.uint64) + _GOLDEN
-        z = (z ^ (z >> np.uint64(30))) * _M1
-        z = (z ^ (z >> np.uint64(27))) * _M2
-        return z ^ (z >> np.uint64(31))
+from algspec.ir.splitmix import _M1, _M2, mix
 
 
 def _words(x: np.ndarray, B: int) -> np.ndarray:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from algspec import ir, ops
+from algspec import ir
 from algspec.diagnostics import RuntimeFault, Span
 from algspec.interp import random
 from algspec.interp.calls import call_proc, recur
@@ -33,7 +33,8 @@ from algspec.interp.sparse_edges import build as sparse_index
 from algspec.interp.sparse_edges import forall as sparse_forall
 from algspec.interp.writes import check_index, commit
 from algspec.interp.writes import fresh as _fresh
-from algspec.size_text import size_text
+from algspec.ir import ops
+from algspec.ir.size_text import size_text
 
 __all__ = ["ActivityObserver", "Machine", "Trajectories", "_binop", "_call", "run"]
 
@@ -135,7 +136,7 @@ class Machine(Env):
     def _static(self, e: ir.Expr, m) -> float:
         """Evaluate an expression in n, N and m (sizes); m may be per sample.
 
-        Operators and builtins take their numpy rule from `algspec.ops`.
+        Operators and builtins take their numpy rule from `algspec.ir.ops`.
         """
         if isinstance(e, ir.Const):
             return e.value

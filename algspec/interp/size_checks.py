@@ -1,6 +1,6 @@
 """Sizes the interpreter computes in int64 (node counts, loop bounds), checked exactly.
 
-The machine evaluates sizes with the numpy rules of `algspec.ops`, where an int
+The machine evaluates sizes with the numpy rules of `algspec.ir.ops`, where an int
 wraps as int64: `n ** 100` at n = 16 would be 0. These checks evaluate the same
 expression on Python numbers (`efficiency.size_eval.eval_size`, which never
 wraps) and say where the int64 value cannot be trusted, so that a size is never
@@ -23,8 +23,7 @@ INT_LIMIT = 2 ** 62
 def exact_size(e: ir.Expr, n: int, m: float | None = None, N: float | None = None) -> float:
     """The value of size expression `e` without wrapping (inf when beyond a float's range,
     nan where it is undefined)."""
-    from algspec.efficiency.results import EfficiencyError
-    from algspec.efficiency.size_eval import eval_size
+    from algspec.ir.size_values import EfficiencyError, eval_size
     try:
         return eval_size(e, n, m, N)
     except OverflowError:

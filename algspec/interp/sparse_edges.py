@@ -24,11 +24,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from algspec import ir, ops
-from algspec import op_int_floats as int_floats
+from algspec import ir
 from algspec.interp import mode as modes
 from algspec.interp.dtypes import NP_DTYPE
+from algspec.interp.empty_sets import fill_empty
 from algspec.interp.writes import check_index, commit_at
+from algspec.ir import op_int_floats as int_floats
+from algspec.ir import ops
 
 if TYPE_CHECKING:
     from algspec.interp.env import Env
@@ -265,14 +267,7 @@ def aggregate(env: Env, e: ir.Aggregate, rank: int, mask: np.ndarray) -> np.ndar
     if e.op in ("any", "all", "count", "sum"):
         return out
     empty = (np.bincount(g.seg[sel], minlength=B * N) == 0).reshape(B, N)
-    if empty.any():
-        if e.default is None:
-            live = empty & env.lift(mask, rank)
-            if live.any():
-                env.fault("R103", f"`{e.op}` over an empty set has no `default`", live, e.span)
-        else:
-            out = np.where(empty, env.eval(e.default, rank, mask), out)
-    return out
+    return fill_empty(env, e, empty, out, rank, mask, env.eval)
 
 
 def _reduce(op: str, g: Segments, sel: np.ndarray, body: np.ndarray, size: int) -> np.ndarray:

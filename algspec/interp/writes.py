@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from algspec import ir, ops
+from algspec import ir
 from algspec.interp.dtypes import NP_DTYPE
+from algspec.ir import ops
 
 if TYPE_CHECKING:
     from algspec.interp.env import Env

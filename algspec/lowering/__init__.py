@@ -1,7 +1,7 @@
 """AST -> IR lowering: names, locations, types, stages, bounds and write conflicts.
 
 Split by concern: `scope` (scopes, reporting, built-in names), `declarations`,
-`expressions` (typed by the rules of `algspec.ops`), `statements`, `loops` and
+`expressions` (typed by the rules of `algspec.ir.ops`), `statements`, `loops` and
 `procedures`; this package joins them into `Lowering` (the parts import only
 `scope`, never each other or the package). Every
 problem becomes a `Diagnostic` whose code is registered in `algspec.codes`; a

@@ -6,10 +6,11 @@ from contextlib import suppress
 
 import numpy as np
 
-from algspec import ir, ops
+from algspec import ir
 from algspec.diagnostics import Span
 from algspec.generators import GENERATORS, Generator, check_declared_type, validate_params
-from algspec.graph_kinds import GRAPH_KINDS
+from algspec.ir import ops
+from algspec.ir.graph_kinds import GRAPH_KINDS
 from algspec.language import ast
 from algspec.lowering.scope import (
     PROBED_TYPES,

@@ -1,9 +1,10 @@
-"""Lowering of expressions: names, reads, operators (typed by `algspec.ops`), aggregations."""
+"""Lowering of expressions: names, reads, operators (typed by `algspec.ir.ops`), aggregations."""
 
 from __future__ import annotations
 
-from algspec import ir, ops
+from algspec import ir
 from algspec.diagnostics import Span
+from algspec.ir import ops
 from algspec.language import ast
 from algspec.lowering import draws
 from algspec.lowering.scope import INDEX_TYPES, WHOLE_FUNCS, Abort, Reporter, Scope

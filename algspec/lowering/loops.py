@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import math
 
-from algspec import ir, ops
+from algspec import ir
 from algspec.diagnostics import Span
+from algspec.ir import ops
+from algspec.ir.size_text import size_text
 from algspec.language import ast
 from algspec.lowering import draws
 from algspec.lowering.scope import RESERVED, Abort, Reporter, Scope
-from algspec.size_text import size_text
 
 
 class Loops(Reporter):

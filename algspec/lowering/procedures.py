@@ -20,8 +20,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from algspec import ir, ops
+from algspec import ir
 from algspec.diagnostics import AlgError
+from algspec.ir import ops
 from algspec.language import ast
 from algspec.lowering.scope import RESERVED, RETURN, Abort, Reporter, Scope
 
@@ -87,7 +88,7 @@ class Procedures(Reporter):
 
     def _include(self, s: ast.IncludeStmt, path: str, chain: list[str]) -> None:
         from algspec.language.parser import parse_library  # parser imports lark: only when needed
-        from algspec.source_file import read_source
+        from algspec.language.source_file import read_source
 
         origin = None if path == self.path else path
         target = Path(path).parent / s.path if path not in ("<string>", "") else Path(s.path)

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from algspec import ir, ops
+from algspec import ir
 from algspec.diagnostics import Diagnostic, Span
+from algspec.ir import ops
 from algspec.language import ast
 
-COMBINERS = set(ops.COMBINERS)  # the rules of each are in algspec.ops.REDUCTIONS
+COMBINERS = set(ops.COMBINERS)  # the rules of each are in algspec.ir.ops.REDUCTIONS
 WHOLE_FUNCS = {"onehot", "adjacency", "transpose", "chain"}
 PROBED_TYPES = set(ir.CLRS_TYPES)
 STATE_TYPES = {"int": ir.DType.INT, "float": ir.DType.FLOAT, "bool": ir.DType.BOOL}

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from algspec import ir, ops
+from algspec import ir
+from algspec.ir import ops
 from algspec.language import ast
 from algspec.lowering.scope import (
     COMBINERS,

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from algspec import output_files
 from algspec.feedback import Features, Feedback
-from algspec.memory_budget import check_samples_fit, gigabytes
+from algspec.process import output_files
+from algspec.process.memory_budget import check_samples_fit, gigabytes
 from algspec.text.format import format_sample
 from algspec.text.request import check_request
 
@@ -51,8 +51,8 @@ def text_records(alg: Any, length: int, num: int, seed: int, *, hints: bool = Fa
     Drawn a chunk at a time: `next(k)` draws its samples chunk by chunk from one stream,
     so successive `next(chunk)` calls give the very samples one `next(num)` would, while
     only one chunk is held in memory."""
-    from algspec.dataset import fitting_chunk
     from algspec.sampling import BatchSampler  # alg.sampler's batches, without dm-clrs
+    from algspec.sampling.dataset import fitting_chunk
 
     decimals = check_request(alg, hints=hints, decimals=decimals)  # a TextError here
     alg.generator_params(**params)  # unknown parameters fail here
@@ -81,7 +81,7 @@ PROBE_RECORDS = 256
 
 def write_jsonl(records: Iterator[dict[str, Any]], out: Path, total: int | None = None,
                 overwrite: bool = True) -> Path:
-    """`out/data.jsonl`, written whole or not at all (`algspec.output_files`). With `total`,
+    """`out/data.jsonl`, written whole or not at all (`algspec.process.output_files`). With `total`,
     a file that cannot fit on its disk is refused after the first records (`OutputError`)."""
     path = out / DATA_FILE
     with output_files.atomic_file(path, "w", overwrite=overwrite) as f:

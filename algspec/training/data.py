@@ -30,7 +30,7 @@ import numpy as np
 
 from algspec.feedback import DataPoint, Features, Feedback
 from algspec.feedback import from_clrs as feedback_from_clrs
-from algspec.source_file import is_algorithm_file_name
+from algspec.language.source_file import is_algorithm_file_name
 
 # The algorithms whose constant `pred_h` hint CLRS's run.py turns into an input.
 PRED_AS_INPUT_ALGOS = frozenset({

@@ -13,7 +13,7 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-from algspec.source_file import is_algorithm_file_name
+from algspec.language.source_file import is_algorithm_file_name
 
 ROLES = ("sequential", "parallel")
 
@@ -25,7 +25,7 @@ def static_classes(source: str) -> dict[str, Any] | None:
         return None
     from algspec.compiled import load
     from algspec.diagnostics import AlgError
-    from algspec.efficiency.results import EfficiencyError
+    from algspec.ir.size_values import EfficiencyError
 
     try:
         alg = load(source)

@@ -57,7 +57,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from algspec.source_file import is_algorithm_file_name
+from algspec.language.source_file import is_algorithm_file_name
 from algspec.training.grid import (  # noqa: F401 - the grid's data model, re-exported
     LAUNCHERS,
     ROLES,
@@ -177,8 +177,8 @@ def _run_here(todo: list[RunSpec], train_fn: Callable[..., dict] | None, progres
     because another process holds their folder, one line each. A run found finished when
     its turn comes (another process did it) is kept as it is. An exception raised because
     of a Ctrl-C (a compiler killed by it) stops the grid as the Ctrl-C does."""
-    from algspec.interrupts import caused_by_interrupt
-    from algspec.output_files import OutputBusy
+    from algspec.process.interrupts import caused_by_interrupt
+    from algspec.process.output_files import OutputBusy
 
     if train_fn is None:
         from algspec.training.trainer import train as train_fn
@@ -283,7 +283,7 @@ def write_report(grid: Grid, out: Path, *, keep_record: bool = False) -> dict[st
     `keep_record` (`--report-only`): an existing results.json is kept byte for byte when
     the finished runs give every value it holds (only fields added since it was written
     would differ), so re-rendering a committed report does not rewrite its data record."""
-    from algspec import output_files
+    from algspec.process import output_files
 
     with output_files.claim(out / "results.json", wait_s=REPORT_WAIT_S):
         return _write_report(grid, out, keep_record)
@@ -313,7 +313,7 @@ REPORT_WAIT_S = 60.0  # how long a grid waits for another one writing the same r
 
 
 def _write_report(grid: Grid, out: Path, keep_record: bool = False) -> dict[str, Any]:
-    from algspec import output_files
+    from algspec.process import output_files
     from algspec.training.efficiency_table import efficiency_section
 
     rows = collect(grid, out)

@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from algspec.source_file import is_algorithm_file_name
+from algspec.language.source_file import is_algorithm_file_name
 from algspec.training.config import (
     BACKENDS,
     DEFAULT_BACKEND,

@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from algspec.ray_cluster import ClusterUnreachable, connect
-from algspec.source_file import is_algorithm_file_name
+from algspec.language.source_file import is_algorithm_file_name
+from algspec.process.ray_cluster import ClusterUnreachable, connect
 from algspec.training.grid import GridError, RunSpec
 from algspec.training.grid_progress import GridProgress, outcome_line
 from algspec.training.runs import RESULT, is_finished, read_result
@@ -257,7 +257,7 @@ def write_run_files(run_dir: Path, files: dict[str, bytes]) -> None:
     """Write a finished run's files, `result.json` last and atomically."""
     if RESULT not in files:
         raise ValueError(f"{run_dir.name}: the worker returned no {RESULT}")
-    from algspec.output_files import atomic_file
+    from algspec.process.output_files import atomic_file
 
     for name in sorted(files, key=lambda n: n == RESULT):
         with atomic_file(run_dir / name, "wb") as f:  # recognisable temporary, umask mode

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from algspec import output_files
+from algspec.process import output_files
 from algspec.training.config import TrainConfig
 from algspec.training.data import batches, derive_seed
 from algspec.training.metrics import SCORE_NAMES, score_text
@@ -68,7 +68,7 @@ def check_families(config: TrainConfig, source_path: str | None,
     if not others:
         return
     from algspec.compiled import load
-    from algspec.source_file import is_algorithm_file_name
+    from algspec.language.source_file import is_algorithm_file_name
 
     path = _file_of(config, source_path)
     if not is_algorithm_file_name(path):
@@ -168,7 +168,7 @@ def test_cell(run_dir: Path, ckpt: dict[str, Any], config: TrainConfig, cell: Ce
     `shared` keeps test sets (up to SHARED_BYTES each) between calls: the runs of one
     file and seed that differ only in processor or hidden size are tested on one draw
     (sampling at n = 800 can take minutes). `jobs` processes draw a test set
-    (`algspec.sample_jobs`: the same set for any number)."""
+    (`algspec.sampling.jobs`: the same set for any number)."""
     from algspec.training.backends import get_backend
     from algspec.training.trainer import (
         evaluate,

@@ -201,7 +201,7 @@ def _size_axis(ax: Any, sizes: Sequence[int]) -> None:
 
 def _save_whole(plt: Any, fig: Any, png: str | Path) -> None:
     """Write the figure beside `png`, then move it into place: never half a file."""
-    from algspec.output_files import atomic_path
+    from algspec.process.output_files import atomic_path
 
     fig.tight_layout()
     png = Path(png)

@@ -6,7 +6,7 @@ the best-validation tracker (score, step, parameters) and the metrics so
 far. The data streams need no state of their own: they are deterministic in
 the seed, so the resumed run draws (and drops) the batches the first steps
 used, and the batches after resume are the ones an uninterrupted run gets.
-The file is written atomically (`algspec.output_files`), so a kill at any
+The file is written atomically (`algspec.process.output_files`), so a kill at any
 moment leaves the previous checkpoint or the new one, and it is removed once
 the run's `result.json` is written. Arrays are stored as numpy (`device_get`),
 readable without a device.
@@ -29,7 +29,7 @@ RESUME_FORMAT = "algspec-resume/1"
 
 def save(out: Path, digest: str, step: int, state: dict[str, Any]) -> None:
     """Write `out/resume.pkl` whole or not at all: the state after `step` steps."""
-    from algspec.output_files import atomic_file
+    from algspec.process.output_files import atomic_file
 
     with atomic_file(out / RESUME, "wb") as f:
         pickle.dump({"format": RESUME_FORMAT, "config_digest": digest, "step": int(step)}, f,

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from algspec.interrupts import DeferredInterrupt  # noqa: F401 - re-exported
+from algspec.process.interrupts import DeferredInterrupt  # noqa: F401 - re-exported
 
 RESULT = "result.json"
 CHECKPOINT = "checkpoint.pkl"  # the best parameters of a finished run (`algspec eval`)

@@ -24,7 +24,7 @@ is (see `algspec.training.metrics`). Progress (data generation, compiling,
 steps, evaluation) goes to stderr when ``progress`` is on. Ctrl-C is held
 back while compiled code runs and raised between steps, as
 `TrainingInterrupted`, which says where the run stopped and resumes. A run
-folder is held by one process at a time (`algspec.output_files.claim`).
+folder is held by one process at a time (`algspec.process.output_files.claim`).
 
 The training loop follows the protocol of CLRS's `examples/run.py` (one
 sampler per training size, sizes cycled step by step, full trajectories, no
@@ -91,7 +91,7 @@ class UnfinishedRunError(FileNotFoundError):
 
 def write_json_atomic(path: Path, obj: Any) -> None:
     """Write JSON so that a reader (or a killed process) never sees half a file."""
-    from algspec.output_files import atomic_file
+    from algspec.process.output_files import atomic_file
 
     with atomic_file(path, "w") as f:
         json.dump(obj, f, indent=2, sort_keys=False)
@@ -226,7 +226,7 @@ def _check_start(config: TrainConfig, out: Path, overwrite: bool) -> None:
 def _holding(outs: list[Path]) -> Iterator[None]:
     """Hold every run folder for this process (`OutputBusy` if another one holds one);
     a folder this start created and left empty (a source that failed) is removed."""
-    from algspec.output_files import acquire
+    from algspec.process.output_files import acquire
 
     created = [out for out in outs if not out.exists()]
     claims = []

@@ -28,7 +28,7 @@ EXIT_RUN_BUSY = 4
 
 def _held_elsewhere(out: str) -> str | None:
     """Why another process holds `out` (it trains that run now), or None."""
-    from algspec.output_files import OutputBusy, acquire
+    from algspec.process.output_files import OutputBusy, acquire
 
     try:
         acquire(out, inside=True).release()
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     if len(args.out) != len(args.config):
         parser.error("one --out per config")
 
-    from algspec.output_files import OutputBusy
+    from algspec.process.output_files import OutputBusy
     from algspec.training.config import TrainConfig
     from algspec.training.metrics import score_text
     from algspec.training.runs import read_result

@@ -1,5 +1,5 @@
 """The by-hand replay recipe of docs/commands.md works as written: `algspec sample` to a folder, then
-`alg.trace(n=manifest["length"], **algspec.dataset.stored_trace_inputs(alg, z, i))` with
+`alg.trace(n=manifest["length"], **algspec.sampling.dataset.stored_trace_inputs(alg, z, i))` with
 `z = np.load(".../samples.npz")` gives every stored sample back: on a file with private
 draws, views that stand in for them and data computed from recorded inputs, and on a file
 that draws `rand()` (whose draws are keyed by its generated inputs, so it has no private
@@ -91,9 +91,9 @@ def test_stored_inputs_from_the_npz_a_mapping_or_trajectories_agree(tmp_path: Pa
     arrays = {f"inputs/{k}": v for k, v in t.inputs.items()}
     np.savez(tmp_path / "s.npz", **arrays)
     with np.load(tmp_path / "s.npz") as z:
-        from_npz = algspec.dataset.stored_trace_inputs(alg, z, 1)
-    from_map = algspec.dataset.stored_trace_inputs(alg, t.inputs, 1)
-    from_traj = algspec.dataset.stored_trace_inputs(alg, t, 1)
+        from_npz = algspec.sampling.dataset.stored_trace_inputs(alg, z, 1)
+    from_map = algspec.sampling.dataset.stored_trace_inputs(alg, t.inputs, 1)
+    from_traj = algspec.sampling.dataset.stored_trace_inputs(alg, t, 1)
     assert sorted(from_npz) == sorted(from_map) == sorted(from_traj) == \
         ["f", "flag", "s", "twice"]
     for k in from_npz:

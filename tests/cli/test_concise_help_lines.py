@@ -98,12 +98,12 @@ FAULT_LINES = ["f.alg:6:3: R101 index 9 out of range (sample 2)", "  help: check
 
 
 def test_run_time_faults_in_compile_sample_and_efficiency(monkeypatch, tmp_path: Path) -> None:
-    import algspec.dataset
-    import algspec.efficiency.commands
+    import algspec.cli.efficiency
+    import algspec.sampling.dataset
 
     monkeypatch.setattr(cli, "_length_summary", _raise_fault)
-    monkeypatch.setattr(algspec.dataset, "export", _raise_fault)
-    monkeypatch.setattr(algspec.efficiency.commands, "_run", _raise_fault)
+    monkeypatch.setattr(algspec.sampling.dataset, "export", _raise_fault)
+    monkeypatch.setattr(algspec.cli.efficiency, "_run", _raise_fault)
     for args in (["compile", SEARCH], ["sample", SEARCH, "--out", tmp_path / "o"],
                  ["efficiency", SEARCH]):
         r = invoke(*args)

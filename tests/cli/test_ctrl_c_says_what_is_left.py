@@ -82,7 +82,7 @@ def test_an_interrupt_a_library_wrapped_is_not_an_internal_error(
 
 def test_sample_leaves_nothing_and_says_how_to_start_over(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("algspec.dataset.sample_dataset", _raise_interrupt)
+    monkeypatch.setattr("algspec.sampling.dataset.sample_dataset", _raise_interrupt)
     out = tmp_path / "ds"
     one_interrupt_line(invoke("sample", SEARCH, "-n", 8, "-k", 5, "--out", out),
                        "sampling 5 samples of parallel_search at n=8 stopped",

@@ -19,7 +19,7 @@ import yaml
 from typer.testing import CliRunner
 
 from algspec.cli import app
-from algspec.interrupts import DeferredInterrupt
+from algspec.process.interrupts import DeferredInterrupt
 
 
 def invoke(*args: object):
@@ -103,7 +103,7 @@ def test_ctrl_c_after_the_result_is_written_is_ignored(
 
 
 def test_ignore_from_now_ignores_sigint() -> None:
-    from algspec.interrupts import ignore_from_now
+    from algspec.process.interrupts import ignore_from_now
 
     before = signal.getsignal(signal.SIGINT)
     try:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import algspec
-from algspec.cli_args import progress_wanted
+from algspec.cli.args import progress_wanted
 
 ROOT = Path(__file__).resolve().parents[2]
 SEARCH = ROOT / "algorithms" / "parallel_search.alg"
@@ -32,7 +32,7 @@ def test_progress_only_on_a_terminal_and_when_asked() -> None:
 
 
 def test_export_reports_samples_drawn_and_arrays_written(tmp_path: Path) -> None:
-    from algspec.dataset import export, load_dataset
+    from algspec.sampling.dataset import export, load_dataset
 
     alg = algspec.load(str(SEARCH))
     events: list[tuple[str, int, int]] = []
@@ -48,7 +48,7 @@ def test_export_reports_samples_drawn_and_arrays_written(tmp_path: Path) -> None
 
 
 def test_export_bytes_do_not_depend_on_progress(tmp_path: Path) -> None:
-    from algspec.dataset import export
+    from algspec.sampling.dataset import export
 
     alg = algspec.load(str(SEARCH))
     export(alg, tmp_path / "a", 6, 5, 0)

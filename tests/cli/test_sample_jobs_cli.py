@@ -79,7 +79,7 @@ def test_ctrl_c_in_process_says_what_was_drawn_and_the_rerun(
         raise KeyboardInterrupt
 
     # the memory check after the first piece: a stand-in for Ctrl-C while pieces arrive
-    monkeypatch.setattr("algspec.sample_jobs.check_samples_fit", stop)
+    monkeypatch.setattr("algspec.sampling.jobs.check_samples_fit", stop)
     out = tmp_path / "out"
     r = invoke("sample", graph_file, "-n", "4", "-k", "300", "--out", out, "--jobs", "2",
                "--no-progress")

@@ -19,8 +19,8 @@ import pytest
 from typer.testing import CliRunner
 
 import algspec
-from algspec import dataset
 from algspec.cli import app
+from algspec.sampling import dataset
 
 ROOT = Path(__file__).resolve().parents[2]
 SEARCH = ROOT / "algorithms" / "parallel_search.alg"
@@ -118,7 +118,7 @@ def test_a_folder_or_unreadable_file_is_a_usage_error(tmp_path: Path, ok_alg: Pa
     # `efficiency` reads a folder as `lint` does (every *.alg under it): this one has none
     expect = f"no .alg files in folder {folder}" if cmd == "efficiency" else f"{folder} is a folder"
     one_line_usage_error(invoke(cmd, folder), expect)
-    from algspec import source_file
+    from algspec.language import source_file
 
     def denied(path):
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))

@@ -309,7 +309,7 @@ def test_sampler_params_and_truncation() -> None:
 
 
 def test_sampler_serves_the_exported_dataset(tmp_path: Any) -> None:
-    from algspec.dataset import export, load_dataset
+    from algspec.sampling.dataset import export, load_dataset
 
     alg = FakeAlg("strongly_connected_components")
     _, traj = load_dataset(export(alg, tmp_path / "ds", 6, 9, seed=4, chunk_size=4))

@@ -22,7 +22,7 @@ import typer
 from typer.testing import CliRunner
 
 import algspec
-from algspec.training.commands import register as register_training
+from algspec.cli.training import register as register_training
 from tests.support.feedback_check import check_probe
 
 HERE = Path(__file__).resolve().parents[1] / "corpus" / "clrs_types"

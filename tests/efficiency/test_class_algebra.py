@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import algspec
-from algspec import ir, ops
+from algspec import ir
 from algspec.cli import app
 from algspec.diagnostics import AlgError, RuntimeFault
 from algspec.efficiency.analysis import analyse
@@ -37,6 +37,7 @@ from algspec.efficiency.asymptotic import (
     one,
 )
 from algspec.efficiency.size_eval import size_class
+from algspec.ir import ops
 
 P = Asymptotic.parse
 SIZES = (8, 64, 512, 4096)

@@ -13,7 +13,7 @@ import pytest
 import algspec
 from algspec.efficiency.analysis import selections
 from algspec.efficiency.dependence import Taint
-from algspec.efficiency.measured import measure
+from algspec.lint.measured import measure
 from tests.support import corpus_expectations as corpus
 
 HERE = Path(__file__).resolve().parents[1]

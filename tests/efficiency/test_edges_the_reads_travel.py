@@ -9,7 +9,7 @@ import pytest
 
 import algspec
 from algspec.efficiency.asymptotic import Asymptotic
-from algspec.efficiency.measured import graph_edges
+from algspec.lint.measured import graph_edges
 from tests.support.small_programs import HILLIS_STEELE
 
 # each node reads its right neighbour: path's edges, whatever the declared graph
@@ -69,7 +69,7 @@ def test_measured_edges_are_the_edges_the_reads_travel() -> None:
 
 
 def test_measured_epsilon_under_the_wrong_graph_is_the_complete_graphs() -> None:
-    from algspec.efficiency.measured import measure
+    from algspec.lint.measured import measure
     wrong = measure(algspec.load_source(HILLIS_STEELE.format(graph="empty"), "e.alg"),
                     sizes=[8, 16], samples=2)
     truth = measure(algspec.load_source(HILLIS_STEELE.format(graph="complete"), "c.alg"),

@@ -10,7 +10,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from algspec.efficiency.commands import parse_sizes, print_static, register
+from algspec.cli.efficiency import parse_sizes, print_static, register
 
 ALGS = Path(__file__).resolve().parents[2] / "algorithms"
 SIX = ["binary_search", "parallel_search", "bubble_sort", "oets", "kosaraju", "dcsc"]

@@ -9,7 +9,7 @@ import pytest
 
 import algspec
 from algspec.diagnostics import Severity
-from algspec.efficiency.lint_rules import (
+from algspec.lint.efficiency_rules import (
     bound_growth_lints,
     efficiency_lints,
     sampled_bound_lints,
@@ -166,7 +166,7 @@ def test_w202_no_false_positive_on_pointer_jumping() -> None:
 
 
 def test_w202_samples_at_least_four_sizes_by_default() -> None:
-    from algspec.efficiency.lint_rules import sample_loop_iterations
+    from algspec.lint.efficiency_rules import sample_loop_iterations
     alg = algspec.load_source(POINTER_JUMPING)
     iters, _, fault = sample_loop_iterations(alg, [4, 8, 16, 32], samples=8)
     assert fault is None
@@ -188,8 +188,8 @@ NEEDLE = (Path(__file__).resolve().parents[1] / "corpus" / "language" / "naive_m
 
 def test_lint_skips_sizes_a_generator_cannot_draw() -> None:
     # A needle of 2 needs n >= 5: lint's n = 4 is skipped, the file is sampled from n = 8.
-    from algspec.efficiency.lint_rules import sample_loop_iterations
     from algspec.lint import lint_source
+    from algspec.lint.efficiency_rules import sample_loop_iterations
     src = NEEDLE.replace("length_needle = 1", "length_needle = 2")
     assert src != NEEDLE
     # W201 aside: at the worst case's fewest end each shift's comparison loop stops at its

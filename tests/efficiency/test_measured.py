@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import algspec
-from algspec.efficiency.measured import (
+from algspec.lint.measured import (
     TOLERANCE,
     ActivityRecorder,
     graph_edges,
@@ -202,7 +202,7 @@ def test_dcsc_is_far_better_than_its_worst_case(measured: dict) -> None:
 
 
 def test_worst_case_params_are_read_from_a_comment() -> None:
-    from algspec.efficiency.measured import worst_case_params
+    from algspec.lint.measured import worst_case_params
     src = ("# worst case: p = 0.05, directed = true\nalgorithm t\nnodes n\ngraph complete\n"
            "input node x: scalar ~ uniform(low = 0.0, high = 1.0)\nhint node y: scalar\n"
            "record\nforall v { y[v] = x[v] }\nrecord\n")
@@ -212,7 +212,7 @@ def test_worst_case_params_are_read_from_a_comment() -> None:
 
 
 def test_ratio_verdict_sees_log_factors() -> None:
-    from algspec.efficiency.measured import log_trend, ratio_verdict
+    from algspec.lint.measured import log_trend, ratio_verdict
     sizes = [8, 32, 128, 512]
     logs = [3.0, 5.0, 7.0, 9.0]
     assert log_trend(sizes, [2.0] * 4) == pytest.approx(0.0)

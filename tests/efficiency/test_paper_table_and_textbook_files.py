@@ -19,14 +19,14 @@ import pytest
 
 import algspec
 from algspec.efficiency.asymptotic import Asymptotic
-from algspec.efficiency.measured import (
+from algspec.efficiency.worst_case import MOST, at_end
+from algspec.lint.measured import (
     ActivityRecorder,
     graph_edges,
     log_trend,
     measure,
     ratio_verdict,
 )
-from algspec.efficiency.worst_case import MOST, at_end
 
 ROOT = Path(__file__).resolve().parents[2]
 ALG = ROOT / "algorithms"

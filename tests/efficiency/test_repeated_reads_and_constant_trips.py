@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 import algspec
-from algspec.efficiency.measured import measure
+from algspec.lint.measured import measure
 
 LOOP = """algorithm t
 nodes n

@@ -14,9 +14,9 @@ from algspec.efficiency import cost, dependence, selection, worst_case
 from algspec.efficiency.asymptotic import n, one
 from algspec.efficiency.cost_terms import Binder
 from algspec.efficiency.normal_forms import normal_program
-from algspec.efficiency.results import EfficiencyError
 from algspec.efficiency.selection import Selections
 from algspec.interp import expressions, runtime
+from algspec.ir.size_values import EfficiencyError
 
 KINDS = set(get_args(ir.Statement))
 

@@ -20,12 +20,12 @@ import pytest
 import algspec
 from algspec import ir
 from algspec.diagnostics import Severity
-from algspec.efficiency.lint_rules import (
+from algspec.lint import lint_source
+from algspec.lint.efficiency_rules import (
     bound_growth_lints,
     sample_loop_iterations,
     sampled_bound_lints,
 )
-from algspec.lint import lint_source
 from tests.support import corpus_expectations as corpus
 
 HERE = Path(__file__).resolve().parents[1] / "corpus" / "loop_bounds"
@@ -203,7 +203,7 @@ def test_too_small_total_bound_is_predicted_then_faults(monkeypatch) -> None:
 
 
 def test_a_total_bound_in_n_is_a_growing_bound() -> None:
-    from algspec.efficiency.lint_rules import has_growing_bound
+    from algspec.lint.efficiency_rules import has_growing_bound
     alg = algspec.load_source(
         "algorithm t\nnodes n\ngraph complete\ninput node x: scalar ~ uniform()\n"
         "state graph i: int = 0\nrecord\nfor j in 0 .. 3 {\n  i = 0\n"

@@ -21,8 +21,8 @@ from algspec.cli import app
 from algspec.diagnostics import AlgError
 from algspec.efficiency.analysis import analyse
 from algspec.efficiency.asymptotic import Asymptotic
-from algspec.efficiency.results import EfficiencyError
-from algspec.efficiency.size_eval import eval_size, size_class
+from algspec.efficiency.size_eval import size_class
+from algspec.ir.size_values import EfficiencyError, eval_size
 
 PREFIX = "while i < n and key[0] >= 0.0 bound "
 TEMPLATE = ("algorithm t\nnodes n\ngraph complete\ninput node key: scalar ~ uniform()\n"

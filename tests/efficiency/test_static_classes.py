@@ -12,8 +12,8 @@ from algspec import ir
 from algspec.efficiency.analysis import analyse
 from algspec.efficiency.asymptotic import Asymptotic, log_n, m, n, one
 from algspec.efficiency.dependence import Taint
-from algspec.efficiency.results import EfficiencyError
 from algspec.efficiency.size_eval import size_class
+from algspec.ir.size_values import EfficiencyError
 
 ALGS = Path(__file__).resolve().parents[2] / "algorithms"
 P = Asymptotic.parse

@@ -10,8 +10,8 @@ import pytest
 
 import algspec
 from algspec.efficiency.analysis import analyse
-from algspec.efficiency.lint_rules import has_growing_bound, sampled_bound_lints
-from algspec.efficiency.measured import measure_size
+from algspec.lint.efficiency_rules import has_growing_bound, sampled_bound_lints
+from algspec.lint.measured import measure_size
 
 ALGS = Path(__file__).resolve().parents[2] / "algorithms"
 
@@ -116,7 +116,8 @@ def test_constant_bounds_need_no_growth_fit() -> None:
 
 
 def test_lint_cache_hits_and_misses(tmp_path, monkeypatch) -> None:
-    from algspec import lint, lint_cache
+    from algspec import lint
+    from algspec.lint import cache as lint_cache
 
     monkeypatch.setenv("ALGSPEC_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv("ALGSPEC_NO_CACHE", raising=False)
@@ -140,7 +141,7 @@ def test_lint_cache_hits_and_misses(tmp_path, monkeypatch) -> None:
 
 
 def test_lint_cache_follows_included_files(tmp_path) -> None:
-    from algspec import lint_cache
+    from algspec.lint import cache as lint_cache
 
     lib = tmp_path / "lib.alg"
     lib.write_text("proc f() { }\n")

@@ -44,7 +44,7 @@ import pytest
 
 import algspec
 from algspec.efficiency.asymptotic import Asymptotic
-from algspec.efficiency.measured import measure
+from algspec.lint.measured import measure
 from tests.support import corpus_expectations as corpus
 
 HERE = Path(__file__).resolve().parents[1] / "corpus" / "efficiency"

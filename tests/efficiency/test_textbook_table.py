@@ -48,7 +48,7 @@ import pytest
 
 import algspec
 from algspec.efficiency.asymptotic import Asymptotic
-from algspec.efficiency.measured import measure
+from algspec.lint.measured import measure
 from tests.support import corpus_expectations as corpus
 from tests.support import textbook_refs
 from tests.support.feedback_check import compare

@@ -4,7 +4,7 @@ a `record` line is never given as the loop's own."""
 from __future__ import annotations
 
 import algspec
-from algspec.efficiency.lint_rules import efficiency_lints
+from algspec.lint.efficiency_rules import efficiency_lints
 
 SEQUENTIAL = """algorithm seq_walk
 nodes n

@@ -47,8 +47,8 @@ import pytest
 
 import algspec
 from algspec.diagnostics import RuntimeFault
-from algspec.efficiency.measured import measure
 from algspec.efficiency.worst_case import RANGED
+from algspec.lint.measured import measure
 from tests.support import corpus_expectations as corpus
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,7 +102,7 @@ SLOW = {
 
 def _files() -> list[str]:
     from algspec.language.parser import is_library
-    from algspec.source_file import read_source
+    from algspec.language.source_file import read_source
 
     out = []
     for top in ("algorithms", "tests"):

@@ -395,7 +395,7 @@ def test_cli_family_param(tmp_path: Path) -> None:
 def test_the_family_option_at_its_default_keeps_published_spec_hashes() -> None:
     """Datasets exported before `family` existed replay: at `er` it is not in the hash."""
     import algspec
-    from algspec.identity import spec_hash
+    from algspec.sampling.identity import spec_hash
 
     alg = algspec.load(str(Path(__file__).resolve().parents[2] / "algorithms/clrs/bfs.alg"))
     before = alg.ir.model_copy(deep=True)

@@ -112,7 +112,7 @@ def test_sequential_edge_reads_at_batch_equal_n() -> None:
 
 # ============================================================ observer crash
 def test_observer_on_a_read_masked_along_other_axes() -> None:
-    from algspec.efficiency.measured import ActivityRecorder
+    from algspec.lint.measured import ActivityRecorder
     alg = compile_alg("forall i, j { x[i, j] = sum(key[k] for k in nodes if k + 1 < n "
                       "and x[k + 1, j] == 0.0) }", "output edge x: scalar\n")
     inputs = alg.generate(4, 2, 0)

@@ -9,7 +9,7 @@ import pytest
 
 import algspec
 from algspec.diagnostics import AlgError, RuntimeFault
-from algspec.identity import spec_hash
+from algspec.sampling.identity import spec_hash
 from algspec.text.format import value_text
 from algspec.text.parse import parse_value
 
@@ -71,7 +71,7 @@ def test_none_compares_in_bodies_and_is_the_default_of_an_aggregation() -> None:
 def test_optional_is_in_the_hash_only_where_declared() -> None:
     import json
 
-    from algspec.identity import _strip_locations, _without_neutral_defaults
+    from algspec.sampling.identity import _strip_locations, _without_neutral_defaults
     plain = _load(SOURCE.format(ptr="pointer", one="mask_one"))
     hashed = _without_neutral_defaults(_strip_locations(json.loads(plain.ir.model_dump_json())))
     assert all("optional" not in d for d in hashed["decls"])  # files before `?` keep hashes

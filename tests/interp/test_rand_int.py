@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 import algspec
-from algspec import ops
 from algspec.diagnostics import AlgError, RuntimeFault
-from algspec.op_rand_int import rand_int_numpy, rand_int_python
+from algspec.ir import ops
+from algspec.ir.op_rand_int import rand_int_numpy, rand_int_python
 
 DRAWS = """
 algorithm draws

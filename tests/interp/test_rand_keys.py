@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import algspec
-from algspec.dataset import export
+from algspec.sampling.dataset import export
 
 SHUFFLE = """
 # Fisher-Yates: a uniform permutation of the nodes, from rand() alone

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 import algspec
-from algspec.identity import spec_hash
 from algspec.language.yaml_form import to_alg_text
 from algspec.language.yaml_writer import to_yaml
 from algspec.lint import lint_source
+from algspec.sampling.identity import spec_hash
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "language"
 

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 import algspec
 from algspec.cli import app
 from algspec.diagnostics import AlgError, RuntimeFault
-from algspec.identity import spec_hash
+from algspec.sampling.identity import spec_hash
 
 H = "algorithm t\nnodes n\ngraph complete\n"
 KEY = "input node key: scalar ~ uniform()\n"

@@ -19,11 +19,11 @@ import pytest
 import algspec
 from algspec import ir
 from algspec.diagnostics import AlgError, RuntimeFault
-from algspec.identity import spec_hash
+from algspec.ir.size_text import size_text
 from algspec.language.parser import parse
 from algspec.language.yaml_form import to_alg_text
 from algspec.language.yaml_writer import to_yaml
-from algspec.size_text import size_text
+from algspec.sampling.identity import spec_hash
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = ROOT / "tests" / "corpus" / "language"

@@ -11,10 +11,10 @@ import pytest
 
 import algspec
 from algspec.diagnostics import AlgError
-from algspec.identity import spec_hash
 from algspec.language.parser import is_library
 from algspec.language.yaml_form import to_alg_text
 from algspec.language.yaml_writer import to_yaml
+from algspec.sampling.identity import spec_hash
 
 ROOT = Path(__file__).resolve().parents[2]
 ALG_FILES = sorted(p for p in list((ROOT / "algorithms").rglob("*.alg"))

@@ -303,7 +303,7 @@ def test_sample_param_override_reaches_the_data(tmp_path: Path) -> None:
     assert manifest["generators"]["key"] == {"generator": "uniform",
                                              "params": {"low": 2.0, "high": 3.0}}
     assert manifest["params"] == {"key.high": 3.0, "low": 2.0}
-    from algspec.dataset import load_dataset
+    from algspec.sampling.dataset import load_dataset
     _, traj = load_dataset(out)
     key = traj.inputs["key"]
     assert key.shape == (3, 6) and key.min() >= 2.0 and key.max() < 3.0
@@ -386,7 +386,7 @@ def test_explain_prints_a_registered_code() -> None:
 
 def test_compile_json_and_dataset_manifest_share_one_spec_hash(tmp_path: Path) -> None:
     """`compile --json` and the dataset manifest used to hash differently."""
-    from algspec.dataset import spec_hash
+    from algspec.sampling.dataset import spec_hash
     path = ALGORITHMS[0]
     r = invoke("compile", path, "--json")
     assert r.exit_code == 0, r.output

@@ -12,7 +12,7 @@ import pytest
 
 import algspec
 from algspec import ir
-from algspec.graph_kinds import GRAPH_KINDS, INPUT_KIND
+from algspec.ir.graph_kinds import GRAPH_KINDS, INPUT_KIND
 
 ROOT = Path(__file__).resolve().parents[2]
 

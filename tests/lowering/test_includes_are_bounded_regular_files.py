@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 import algspec
-from algspec import source_file
 from algspec.diagnostics import AlgError
+from algspec.language import source_file
 from algspec.lint import lint_source
 from algspec.lowering import procedures
 

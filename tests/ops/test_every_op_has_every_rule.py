@@ -1,4 +1,4 @@
-"""The semantics table (algspec/ops.py): complete, self-consistent, and used by every pass."""
+"""The semantics table (algspec/ir/ops.py): complete, self-consistent, and used by every pass."""
 
 from __future__ import annotations
 
@@ -9,12 +9,14 @@ import numpy as np
 import pytest
 
 import algspec
-from algspec import ir, ops
+from algspec import ir
 from algspec.diagnostics import AlgError
 from algspec.efficiency.asymptotic import Asymptotic, log_n, n, one, zero
-from algspec.efficiency.lint_rules import expr_str
-from algspec.efficiency.size_eval import eval_size, size_class
+from algspec.efficiency.size_eval import size_class
 from algspec.interp.runtime import _binop, _call
+from algspec.ir import ops
+from algspec.ir.size_values import eval_size
+from algspec.lint.efficiency_rules import expr_str
 
 D = ir.DType
 SAMPLES = [-7, -3, -1, 0, 1, 2, 3, 5, 8, 17, 0.5, 2.5, -1.5, 3.75]
@@ -147,7 +149,7 @@ def test_size_class_rules(text, cls):
 
 
 def test_size_class_rejects_what_is_not_a_size():
-    from algspec.efficiency.results import EfficiencyError
+    from algspec.ir.size_values import EfficiencyError
     e = ir.Binary(op="<", left=ir.Size(which="n"), right=ir.Const(value=2, dtype=D.INT),
                   dtype=D.BOOL)
     with pytest.raises(EfficiencyError, match="comparison"):
@@ -155,7 +157,7 @@ def test_size_class_rejects_what_is_not_a_size():
 
 
 def test_power_with_a_growing_exponent_is_not_a_size():
-    from algspec.efficiency.results import EfficiencyError
+    from algspec.ir.size_values import EfficiencyError
     alg = algspec.load_source(_prog("2 ** n"))
     bound = next(s.bound for s, _ in ir.walk_statements(alg.ir.body) if isinstance(s, ir.While))
     with pytest.raises(EfficiencyError, match="exponent"):

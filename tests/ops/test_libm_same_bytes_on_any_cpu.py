@@ -2,7 +2,7 @@
 
 numpy's float64 `arctan2`, `power`, `log2`, `sin`, ... run SIMD kernels picked
 by CPU feature (AVX-512 or not) whose last bit differs from the C library's.
-algspec computes them through `algspec.libm` (Python's `math`, the C library),
+algspec computes them through `algspec.ir.libm` (Python's `math`, the C library),
 so these tests compare bit for bit with `math` on many random points, and
 check that every op of the semantics table whose value is not exactly rounded
 by IEEE 754 goes through it.
@@ -15,7 +15,8 @@ import math
 import numpy as np
 import pytest
 
-from algspec import ir, libm, ops
+from algspec import ir
+from algspec.ir import libm, ops
 
 RNG = np.random.default_rng(20261125)
 SPECIAL = [0.0, -0.0, 1.0, -1.0, 2.0, 0.5, -2.5, 1e-310, -1e-310, 1e308, -1e308, 3.0, -3.0,
@@ -111,7 +112,7 @@ def test_shapes_broadcast_and_float32_stays_float32():
 
 # Ops whose float value IEEE 754 rounds exactly (one correctly rounded operation, or an
 # exact one): numpy's kernel cannot differ between CPUs for these. `rand_int` is integer
-# arithmetic only (algspec/op_rand_int.py).
+# arithmetic only (algspec/ir/op_rand_int.py).
 EXACT = {"rand_int", "-", "+", "*", "/", "//", "%", "abs", "floor", "ceil", "int", "float", "sqrt", "min",
          "max", "<", "<=", ">", ">=", "==", "!=", "not", "and", "or", "~", "|", "^", "&", "<<",
          ">>", "pow2ceil"}

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import algspec
-from algspec import ops
 from algspec.diagnostics import RuntimeFault
+from algspec.ir import ops
 from algspec.lint import lint_source
 
 INTS = [0, 1, 2, 3, 7, 10, 999, 2 ** 52 + 1, 2 ** 53, 2 ** 60 + 2 ** 9, 2 ** 62]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from algspec import output_files as of
+from algspec.process import output_files as of
 from tests.output.helpers import dead_pid, invoke, one_error_line, program
 
 
@@ -80,7 +80,7 @@ def test_a_second_writer_of_the_same_out_fails_in_one_line(tmp_path: Path,
 def test_two_samples_racing_into_one_new_out_leave_one_result(tmp_path: Path) -> None:
     """The loser of the race publishes nothing over the winner's folder."""
     import algspec
-    from algspec import dataset
+    from algspec.sampling import dataset
     alg = program(tmp_path)
     compiled = algspec.load(alg)
     out = tmp_path / "ds"

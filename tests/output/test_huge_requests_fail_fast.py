@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import algspec
-from algspec.memory_budget import TooLarge
+from algspec.process.memory_budget import TooLarge
 from tests.output.helpers import invoke, one_error_line, program
 
 

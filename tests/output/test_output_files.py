@@ -1,4 +1,4 @@
-"""`algspec.output_files`, the one way results are written: whole or nothing, the umask's
+"""`algspec.process.output_files`, the one way results are written: whole or nothing, the umask's
 modes, only regular files replaced, temporaries of dead processes removed, one writer."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from algspec import output_files as of
+from algspec.process import output_files as of
 from tests.output.helpers import dead_pid
 
 

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import algspec
-from algspec.efficiency.measured import ActivityRecorder
+from algspec.lint.measured import ActivityRecorder
 from tests.support.progen.check import check_program
 from tests.support.progen.generate import RandomChooser, gen_program, programs
 from tests.support.progen.model import (

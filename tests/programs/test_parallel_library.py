@@ -17,7 +17,7 @@ import pytest
 
 import algspec
 from algspec.efficiency.asymptotic import Asymptotic
-from algspec.efficiency.measured import ActivityRecorder, graph_edges, log_trend, ratio_verdict
+from algspec.lint.measured import ActivityRecorder, graph_edges, log_trend, ratio_verdict
 
 ROOT = Path(__file__).resolve().parents[2] / "algorithms"
 PAR = ROOT / "parallel"

@@ -37,8 +37,8 @@ from algspec import ir
 from algspec.cli import app
 from algspec.compiled import load_source
 from algspec.efficiency.asymptotic import Asymptotic
-from algspec.efficiency.measured import silent_statements
 from algspec.efficiency.selection import fit_share
+from algspec.lint.measured import silent_statements
 from tests.support import corpus_expectations as corpus
 from tests.support.feedback_check import compare
 

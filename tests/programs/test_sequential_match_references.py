@@ -14,8 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 import algspec
-from algspec.dataset import stored_trace_inputs
 from algspec.diagnostics import AlgError
+from algspec.sampling.dataset import stored_trace_inputs
 
 HERE = Path(__file__).resolve().parents[1] / "corpus" / "sequential"
 from tests.support import corpus_expectations as corpus

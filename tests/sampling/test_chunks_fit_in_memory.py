@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import algspec
-from algspec import dataset
-from algspec.dataset import DEFAULT_CHUNK, EDGE_ENTRIES_PER_CHUNK, fitting_chunk
+from algspec.sampling import dataset
+from algspec.sampling.dataset import DEFAULT_CHUNK, EDGE_ENTRIES_PER_CHUNK, fitting_chunk
 
 BFS = Path(__file__).resolve().parents[2] / "algorithms" / "clrs" / "bfs.alg"
 

@@ -11,10 +11,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from algspec import dataset
-from algspec.dataset import export, load_dataset, sample_dataset, spec_hash
 from algspec.generators import GENERATORS
 from algspec.interp import Trajectories
+from algspec.sampling import dataset
+from algspec.sampling.dataset import export, load_dataset, sample_dataset, spec_hash
 
 SPEC = {
     "pos": ("input", "node", "scalar"),

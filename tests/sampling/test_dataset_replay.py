@@ -1,5 +1,5 @@
 """Every sample of an exported dataset replays from its stored arrays alone
-(`algspec.dataset.replay`): files with private draws, `as` names, rand() and padded nodes
+(`algspec.sampling.dataset.replay`): files with private draws, `as` names, rand() and padded nodes
 included."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import algspec
-from algspec.dataset import export, load_dataset, replay
+from algspec.sampling.dataset import export, load_dataset, replay
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = sorted((ROOT / "algorithms").rglob("*.alg"))

@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from algspec import sample_jobs
 from algspec.compiled import load_source
-from algspec.dataset import export, sample_dataset
 from algspec.diagnostics import RuntimeFault
-from algspec.sample_jobs import SampleJobsError, check_jobs, draw_piece, plan, sample_in_jobs
-from algspec.trajectory_batches import concat_trajectories, streams
+from algspec.sampling import jobs as sample_jobs
+from algspec.sampling.dataset import export, sample_dataset
+from algspec.sampling.jobs import SampleJobsError, check_jobs, draw_piece, plan, sample_in_jobs
+from algspec.sampling.trajectory_batches import concat_trajectories, streams
 
 SORT = """\
 algorithm jobs_insertion
@@ -179,7 +179,7 @@ def test_export_is_the_same_bytes_for_one_two_and_three_processes(
 def test_fresh_interpreter_workers_draw_the_same_bytes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Where forking is not safe (JAX loaded, threads running), workers are
-    `python -m algspec.sample_jobs` processes, sent the algorithm by pipe."""
+    `python -m algspec.sampling.jobs` processes, sent the algorithm by pipe."""
     monkeypatch.setattr(sample_jobs, "_fork_safe", lambda: False)
     alg, params = _alg("rand")
     one = _files(export(alg, tmp_path / "one", 6, 9, 2, params, chunk_size=4))

@@ -11,7 +11,7 @@ import typer
 import yaml
 from typer.testing import CliRunner
 
-from algspec.training.commands import register
+from algspec.cli.training import register
 from algspec.training.config import TrainConfig
 from algspec.training.experiment import GridError, load_grid, plan, run_grid
 

@@ -10,7 +10,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from algspec.training.commands import register
+from algspec.cli.training import register
 
 pytestmark = pytest.mark.slow
 

@@ -57,7 +57,7 @@ def test_eval_jobs_reach_the_sweep_and_its_rerun_line(tmp_path: Path,
     import typer
     from typer.testing import CliRunner
 
-    from algspec.training.commands import register
+    from algspec.cli.training import register
 
     seen: list[Any] = []
 

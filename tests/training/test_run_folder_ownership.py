@@ -16,7 +16,7 @@ import yaml
 from typer.testing import CliRunner
 
 from algspec.cli import app
-from algspec.output_files import acquire
+from algspec.process.output_files import acquire
 from algspec.training.config import TrainConfig
 
 COUNT_UP = """\

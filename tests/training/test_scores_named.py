@@ -19,7 +19,7 @@ import typer
 import yaml
 from typer.testing import CliRunner
 
-from algspec.training.commands import register
+from algspec.cli.training import register
 from algspec.training.metrics import (
     Tally,
     per_output_lines,

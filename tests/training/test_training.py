@@ -15,7 +15,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from algspec.training.commands import register
+from algspec.cli.training import register
 from algspec.training.config import PROCESSORS, TrainConfig
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -129,7 +129,7 @@ def check_program(prog: Program, n: int, seed: int = 0, singles: int | None = 2,
     runs += [(f"sample {b} alone", {name: x[b:b + 1] for name, x in inputs.items()}, [b], None)
              for b in picks]
     if observer:
-        from algspec.efficiency.measured import ActivityRecorder
+        from algspec.lint.measured import ActivityRecorder
         runs.append((f"batch {B} observed", inputs, range(B), ActivityRecorder()))
     for label, ins, samples, obs in runs:
         try:

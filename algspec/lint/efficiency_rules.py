@@ -30,10 +30,10 @@ from algspec import ir
 from algspec.diagnostics import Diagnostic, RuntimeFault, Severity, Span
 from algspec.efficiency.analysis import analyse
 from algspec.efficiency.asymptotic import Asymptotic, fit_slope, n, one
-from algspec.efficiency.measured import max_trips
 from algspec.efficiency.results import StaticEfficiency
-from algspec.efficiency.size_eval import eval_size
-from algspec.size_text import size_text
+from algspec.ir.size_text import size_text
+from algspec.ir.size_values import eval_size
+from algspec.lint.measured import max_trips
 
 W201_HELP = ("update the nodes in parallel (`round { forall v ... }`) so each round keeps a "
              "constant share of the n processors busy; see docs/efficiency.md")
@@ -92,7 +92,7 @@ def efficiency_lints(program: ir.Program,
 
 
 # ================================================================ W202
-expr_str = size_text  # a size expression as text (`algspec.size_text`)
+expr_str = size_text  # a size expression as text (`algspec.ir.size_text`)
 
 
 def _loops(program: ir.Program) -> dict[int, ir.Statement]:

@@ -27,10 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from algspec.dataset import fitting_chunk, sample_dataset
 from algspec.feedback import feedback_of
 from algspec.interp.memory import small_pages
-from algspec.trajectory_batches import (
+from algspec.sampling.dataset import fitting_chunk, sample_dataset
+from algspec.sampling.trajectory_batches import (
     concat_trajectories,
     hint_steps,
     pad_hints,
@@ -98,7 +98,7 @@ class BatchSampler:
     algorithm or the runner `register` put in `clrs`'s algorithm namespace, and
     `params` are generator parameter overrides passed on to `alg.sample`. `jobs` > 1
     draws a fixed dataset in that many processes (the same samples:
-    `algspec.sample_jobs`).
+    `algspec.sampling.jobs`).
 
     `last_rand_keys` holds the rand keys of the samples of the last `next()` batch
     (None for a program without `rand()`): a Feedback cannot carry them, and
@@ -171,7 +171,7 @@ class BatchSampler:
                     self._batch(min(chunk_size, num_samples - start))
                     for start in range(0, num_samples, chunk_size)
                 ])
-            else:  # the samples `algspec.dataset.export` writes for this seed
+            else:  # the samples `algspec.sampling.dataset.export` writes for this seed
                 data = sample_dataset(alg, self._length, num_samples, self._data_rng,
                                       self._params, chunk_size, jobs=jobs)
             self._data: TrajectoriesLike | None = data

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from algspec.ir import DType
-from algspec.op_basics import NUMERIC, OpTypeError
+from algspec.ir.op_basics import NUMERIC, OpTypeError
 
 __all__ = ["AGGREGATIONS", "COMBINERS", "REDUCTIONS", "Reduction"]
 

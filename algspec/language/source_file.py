@@ -92,10 +92,10 @@ def read_source(path: str | os.PathLike[str]) -> str:
 
 def write_source_atomic(path: str | os.PathLike[str], text: str,
                         overwrite: bool = True) -> None:
-    """Write a source file whole or not at all (`algspec.output_files`: a recognisable
+    """Write a source file whole or not at all (`algspec.process.output_files`: a recognisable
     temporary renamed into place, the umask's mode, only a regular file replaced, a link
     followed). Raises `OutputError` for a target that must not be written."""
-    from algspec.output_files import atomic_file
+    from algspec.process.output_files import atomic_file
 
     with atomic_file(path, "w", overwrite=overwrite) as f:
         f.write(text)

@@ -26,8 +26,7 @@ from algspec import ir
 
 def node_count(program: ir.Program, n: int) -> int | None:
     """N at size n, or None where the header gives no node count (an error elsewhere)."""
-    from algspec.efficiency.results import EfficiencyError
-    from algspec.efficiency.size_eval import eval_size
+    from algspec.ir.size_values import EfficiencyError, eval_size
     try:
         value = eval_size(program.nodes, n)
     except (EfficiencyError, ArithmeticError, ValueError):
@@ -70,5 +69,5 @@ def infer_n(program: ir.Program, lengths: dict[str, int],
 
 
 def _text(e: ir.Expr) -> str:
-    from algspec.size_text import size_text
+    from algspec.ir.size_text import size_text
     return size_text(e)

@@ -45,8 +45,8 @@ from typing import Any
 
 import numpy as np
 
-from algspec.memory_budget import check_samples_fit, trajectory_bytes
-from algspec.trajectory_batches import concat_trajectories
+from algspec.process.memory_budget import check_samples_fit, trajectory_bytes
+from algspec.sampling.trajectory_batches import concat_trajectories
 
 __all__ = ["LAUNCHERS", "Piece", "SampleJobsError", "check_jobs", "plan", "sample_in_jobs"]
 
@@ -178,7 +178,7 @@ def sample_in_jobs(alg: Any, length: int, num_samples: int, rng: np.random.Gener
 
 # --- local processes --------------------------------------------------------------------
 # A worker is a fork of this process where that is safe (one thread, no JAX: nothing to
-# start or import, the algorithm already loaded), else a `python -m algspec.sample_jobs`
+# start or import, the algorithm already loaded), else a `python -m algspec.sampling.jobs`
 # process, as the grids' are `python -m algspec.training.worker` (a fresh interpreter
 # that never re-runs the caller's main script). Either way it runs in its own session
 # (Ctrl-C is the parent's to report; the parent stops its workers itself) and, over its
@@ -245,7 +245,7 @@ def _start(loaded: tuple[Any, int, Any], fork: bool, others: list[_Handle]) -> _
     """Start one worker (see above); `others` are the workers started before it."""
     log = tempfile.TemporaryFile()  # noqa: SIM115 - closed with the pipes by _run_local
     if not fork:
-        proc = subprocess.Popen([sys.executable, "-m", "algspec.sample_jobs"],
+        proc = subprocess.Popen([sys.executable, "-m", "algspec.sampling.jobs"],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
                                 start_new_session=True)
         proc.stdin.write(pickle.dumps(loaded, protocol=pickle.HIGHEST_PROTOCOL))
@@ -354,7 +354,7 @@ def _run_ray(alg: Any, length: int, params: dict[str, Any], pieces: list[Piece],
         kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
                                   "configure_logging": False}
         if address:
-            from algspec.ray_cluster import ClusterUnreachable, connect
+            from algspec.process.ray_cluster import ClusterUnreachable, connect
             try:
                 connect(ray, address, kwargs, "the set")
             except ClusterUnreachable as exc:
@@ -386,6 +386,6 @@ def _run_ray(alg: Any, length: int, params: dict[str, Any], pieces: list[Piece],
             ray.shutdown()
 
 
-if __name__ == "__main__":  # what it sends back must unpickle as `algspec.sample_jobs.*`
-    from algspec.sample_jobs import _serve as serve
+if __name__ == "__main__":  # what it sends back must unpickle as `algspec.sampling.jobs.*`
+    from algspec.sampling.jobs import _serve as serve
     serve(sys.stdin.buffer, sys.stdout.buffer)

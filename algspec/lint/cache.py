@@ -50,7 +50,7 @@ def _includes(source: str, path: str, h, seen: set[str]) -> None:
     """Hash the files `source` includes, transitively (a missing one hashes as missing),
     without recursion (a chain of includes may be long)."""
     from algspec.diagnostics import AlgError
-    from algspec.source_file import read_source
+    from algspec.language.source_file import read_source
 
     stack = [iter([(source, path)])]
     while stack:

@@ -33,7 +33,7 @@ def _mul_128(x: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def rand_int_numpy(low: np.ndarray, high: np.ndarray, bits: np.ndarray) -> np.ndarray:
     """Elementwise value (int64); lanes with an empty range hold `low`."""
-    from algspec.interp.random import mix
+    from algspec.ir.splitmix import mix
     low, high, bits = np.broadcast_arrays(np.asarray(low, np.int64), np.asarray(high, np.int64),
                                           np.asarray(bits, np.int64))
     with np.errstate(over="ignore"):

@@ -13,9 +13,9 @@ from typing import Annotated, Any
 
 import typer
 
-from algspec.cli_args import fail as _fail
-from algspec.cli_args import parse_params as _params
-from algspec.cli_args import progress_option
+from algspec.cli.args import fail as _fail
+from algspec.cli.args import parse_params as _params
+from algspec.cli.args import progress_option
 
 
 def parse_sizes(text: str) -> list[int]:
@@ -114,7 +114,7 @@ def expand_paths(paths: list[Path]) -> list[Path]:
     """
     from algspec.diagnostics import AlgError
     from algspec.language.parser import is_library
-    from algspec.source_file import read_source
+    from algspec.language.source_file import read_source
 
     files: list[Path] = []
     skipped: list[Path] = []
@@ -156,7 +156,7 @@ def check_plot_path(plot: Path, static_only: bool = False) -> None:
         raise _fail(f"--plot {plot}: folder {folder} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise _fail(f"--plot {plot}: cannot write in {folder}")
-    from algspec.output_files import OutputError, check_target
+    from algspec.process.output_files import OutputError, check_target
     try:  # a device or FIFO is never replaced by an image; a link is followed
         check_target(plot, "file", overwrite=True)
     except OutputError as e:
@@ -174,9 +174,9 @@ def _run(files: list[Path], sizes: list[int], samples: int, seed: int, plot: Pat
          as_json: bool, table: bool, static_only: bool, params: dict[str, Any],
          worst_case: bool = False, show_range: bool = False) -> None:
     import algspec
-    from algspec.efficiency import report
+    from algspec.cli import efficiency_report as report
     from algspec.efficiency.analysis import analyse
-    from algspec.efficiency.measured import measure
+    from algspec.lint.measured import measure
 
     try:
         algs = [algspec.load(f) for f in files]

@@ -161,7 +161,7 @@ class Rand(IRNode):
     @model_serializer(mode="wrap")
     def _hash_stable(self, handler):
         """Leave the edge-keying fields out at their defaults: files written before they
-        existed keep their spec hashes (`algspec.identity` hashes the dumped IR)."""
+        existed keep their spec hashes (`algspec.sampling.identity` hashes the dumped IR)."""
         out = handler(self)
         if isinstance(out, dict):
             if self.pair is None:

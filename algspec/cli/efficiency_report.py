@@ -7,15 +7,15 @@ from pathlib import Path
 
 import numpy as np
 
-from algspec.efficiency.measured import (
+from algspec.efficiency.results import StaticEfficiency, format_static
+from algspec.efficiency.worst_case import RANGED
+from algspec.lint.measured import (
     LOG_TREND_TOLERANCE,
     QUANTITIES,
     SPREAD_TOLERANCE,
     Measurement,
     static_class_of,
 )
-from algspec.efficiency.results import StaticEfficiency, format_static
-from algspec.efficiency.worst_case import RANGED
 
 _LABEL = {"T": "T", "work": "work", "active_edges": "act.edges", "c": "c", "eta": "eta",
           "epsilon": "epsilon"}
@@ -157,7 +157,7 @@ def plot(measurements: list[Measurement], path: str | Path) -> Path:
         _plot_growth(row[1], meas)
     fig.tight_layout()
     out = Path(path)
-    from algspec.output_files import atomic_path
+    from algspec.process.output_files import atomic_path
     try:  # a recognisable temporary renamed into place: a failed save leaves no file
         with atomic_path(out) as tmp:
             fig.savefig(tmp, dpi=110, format=out.suffix[1:].lower() or "png")

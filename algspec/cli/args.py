@@ -16,14 +16,14 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
-from algspec.interrupts import (
+from algspec.process.interrupts import (
     IGNORING,
     INTERRUPT,
     INTERRUPTED,
     caused_by_interrupt,
     clear_terminal_line,
 )
-from algspec.output_files import OutputError
+from algspec.process.output_files import OutputError
 
 try:  # typer >= 0.20 parses with its own copy of click, whose exceptions these are
     from typer import _click as click
@@ -77,7 +77,7 @@ class OneLineErrors(TyperGroup):
             print(f"error: {text}", file=sys.stderr)
             sys.exit(e.exit_code)
         except MemoryError as e:  # sizes or sample counts too big for this machine
-            from algspec.memory_budget import TooLarge
+            from algspec.process.memory_budget import TooLarge
             if isinstance(e, TooLarge):  # refused up front, with the estimate
                 print(f"error: {e}", file=sys.stderr)
             else:
@@ -243,7 +243,7 @@ def load_or_exit(path):
     exit 1; a path that is not a readable file is one `error:` line (exit 2)."""
     from algspec.compiled import load_source
     from algspec.diagnostics import AlgError, render
-    from algspec.source_file import read_source
+    from algspec.language.source_file import read_source
     check_file(path)
     try:
         return load_source(read_source(path), str(path))

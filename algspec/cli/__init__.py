@@ -16,7 +16,7 @@ from typing import Annotated, Any, Self
 
 import typer
 
-from algspec.cli_args import (
+from algspec.cli.args import (
     OneLineErrors,
     check_file,
     check_out_folder,
@@ -26,7 +26,7 @@ from algspec.cli_args import (
     progress_option,
     progress_wanted,
 )
-from algspec.cli_args import parse_params as _parse_params
+from algspec.cli.args import parse_params as _parse_params
 from algspec.diagnostics import AlgError, RuntimeFault, render
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
@@ -210,7 +210,7 @@ def sample(
         alg.generator_params(**params)
     except ValueError as e:
         raise fail(str(e)) from None
-    from algspec.dataset import export
+    from algspec.sampling.dataset import export
     words = ["algspec", "sample", str(file), "--length", str(length), "--num", str(num),
              "--seed", str(seed), "--out", str(out), *(["--overwrite"] if overwrite else [])]
     for item in param or []:
@@ -218,9 +218,9 @@ def sample(
     words += ["--jobs", str(jobs)] if jobs != 1 else []
     words += ["--launcher", launcher] if launcher != "local" else []
     words += ["--address", address] if address else []
-    from algspec.memory_budget import TooLarge
-    from algspec.output_files import check_target, claim
-    from algspec.sample_jobs import SampleJobsError
+    from algspec.process.memory_budget import TooLarge
+    from algspec.process.output_files import check_target, claim
+    from algspec.sampling.jobs import SampleJobsError
     check_target(out, "dir", overwrite=overwrite)  # a device, an unwritable parent: one line
     try:
         # Held for the whole run: a second `sample` into the same --out fails at once.
@@ -283,7 +283,7 @@ class _SampleProgress:
             self.bar.close()
 
     def update(self, stage: str, done: int, total: int) -> None:
-        """The `algspec.dataset.Progress` callback."""
+        """The `algspec.sampling.dataset.Progress` callback."""
         if stage == "sampling":
             self.drawn = done
         if not self.enabled:
@@ -361,10 +361,10 @@ def convert(
         hint = (f" (it is already {to}; --to {'alg' if to == 'yaml' else 'yaml'} converts "
                 "it to the other form)") if is_yaml == (to == "yaml") else ""
         raise fail(f"{target} is the file being converted; give another --out{hint}")
-    from algspec.output_files import check_target
+    from algspec.process.output_files import check_target
     # Only a regular file is replaced; a link is followed (its target is written).
     real = check_target(target, "file", overwrite=overwrite)
-    from algspec.source_file import read_source
+    from algspec.language.source_file import read_source
     try:
         text = read_source(file)
         if to == "yaml":
@@ -378,7 +378,7 @@ def convert(
     except AlgError as e:
         print(render(e.diagnostics, "concise"), file=sys.stderr)
         raise typer.Exit(1) from None
-    from algspec.source_file import write_source_atomic
+    from algspec.language.source_file import write_source_atomic
     try:
         write_source_atomic(target, converted, overwrite=overwrite)
     except OSError as e:
@@ -401,9 +401,9 @@ def explain(
 
 
 def _mount_subcommands() -> None:
-    from algspec.efficiency.commands import register as register_efficiency
-    from algspec.text.commands import register as register_text
-    from algspec.training.commands import register as register_training
+    from algspec.cli.efficiency import register as register_efficiency
+    from algspec.cli.text import register as register_text
+    from algspec.cli.training import register as register_training
     register_efficiency(app)
     register_text(app)
     register_training(app)
@@ -417,7 +417,7 @@ def main() -> None:
     its own words (a Ctrl-C is never an internal error)."""
     import signal
 
-    from algspec.cli_args import INTERRUPTED, caused_by_interrupt, generic_interrupt
+    from algspec.cli.args import INTERRUPTED, caused_by_interrupt, generic_interrupt
     try:
         try:
             app()
@@ -436,10 +436,7 @@ def main() -> None:
         if caused_by_interrupt(e):
             print(f"interrupted: {generic_interrupt(sys.argv[1:])}", file=sys.stderr)
             sys.exit(INTERRUPTED)
-        from algspec.internal_error import report
+        from algspec.process.internal_error import report
         report(e)
         sys.exit(2)
 
-
-if __name__ == "__main__":
-    main()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from algspec.op_basics import MAX_SHIFT, NotASize
+from algspec.ir.op_basics import MAX_SHIFT, NotASize
 
 __all__ = [
     "cls_abs", "cls_and", "cls_bits", "cls_div", "cls_floor_div", "cls_lshift", "cls_max",

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from algspec.cli_args import check_out_folder, fail, parse_params, progress_wanted
+from algspec.cli.args import check_out_folder, fail, parse_params, progress_wanted
 
 
 def text_command(
@@ -38,7 +38,7 @@ def text_command(
         help="Show progress on stderr when it is a terminal.")] = True,
 ) -> None:
     """Write K samples of size N as CLRS-Text records (`prompt`, `references`) in DIR/data.jsonl."""
-    from algspec.cli_args import load_or_exit
+    from algspec.cli.args import load_or_exit
     from algspec.diagnostics import RuntimeFault
     from algspec.text.errors import TextError
     from algspec.text.records import (
@@ -67,7 +67,7 @@ def text_command(
                        ) from None
     check_out_folder(out)
     target = out / (HF_FOLDER if format_ == "hf" else DATA_FILE)
-    from algspec.output_files import check_target, claim
+    from algspec.process.output_files import check_target, claim
     check_target(out, "dir", allow_nonempty_dir=True)
     check_target(target, "dir" if format_ == "hf" else "file", overwrite=overwrite)
     try:
@@ -93,8 +93,8 @@ def text_command(
              "--seed", str(seed), "--out", str(out), *(["--hints"] if hints else []),
              *(["--decimals", str(decimals)] if decimals is not None else []),
              *(["--format", format_] if format_ != "jsonl" else [])]
-    from algspec.cli_args import reported
-    from algspec.memory_budget import TooLarge
+    from algspec.cli.args import reported
+    from algspec.process.memory_budget import TooLarge
     stopped = (f"writing {num} text records of {alg.name} stopped; nothing was written to "
                f"{target}; run `{shlex.join(words)}` again")
     try:

@@ -46,12 +46,11 @@ from typing import Any, Literal
 
 import numpy as np
 
-from algspec import libm
-from algspec.ir import DType
-from algspec.op_basics import MAX_SHIFT, NUMERIC, NotASize, OpTypeError, join
-from algspec.op_int_floats import integral_floats
-from algspec.op_rand_int import rand_int_numpy, rand_int_python
-from algspec.op_sizes import (
+from algspec.ir import DType, libm
+from algspec.ir.op_basics import MAX_SHIFT, NUMERIC, NotASize, OpTypeError, join
+from algspec.ir.op_int_floats import integral_floats
+from algspec.ir.op_rand_int import rand_int_numpy, rand_int_python
+from algspec.ir.op_sizes import (
     cls_abs,
     cls_and,
     cls_bits,
@@ -80,7 +79,7 @@ from algspec.op_sizes import (
     sz_rshift,
     sz_sqrt,
 )
-from algspec.reductions import AGGREGATIONS, COMBINERS, REDUCTIONS, Reduction
+from algspec.ir.reductions import AGGREGATIONS, COMBINERS, REDUCTIONS, Reduction
 
 
 @dataclass(frozen=True)
@@ -415,7 +414,7 @@ _OPS = [
     Op("rand_int", "call", 3, _rand_int_rule, rand_int_numpy, rand_int_python,
        not_a_size("`rand_int`"), lambda low, high, _bits: f"rand_int({low}, {high})", 100,
        "never", "rand_int(low, high): a uniform random int in [low, high) per processor, "
-       "from the draw's 64-bit hash (algspec/op_rand_int.py); the third operand is that "
+       "from the draw's 64-bit hash (algspec/ir/op_rand_int.py); the third operand is that "
        "hash, which the lowering supplies"),
     _call("pow2ceil", 1, _to("pow2ceil", DType.INT), _np_pow2ceil, sz_pow2ceil, cls_pow2ceil,
           "never", "the smallest power of two >= x (1 for x <= 1), e.g. `nodes pow2ceil(n)`"),

@@ -25,10 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from algspec import identity, output_files
-from algspec.memory_budget import check_samples_fit, trajectory_bytes
-from algspec.sample_jobs import check_jobs, sample_in_jobs
-from algspec.trajectory_batches import (
+from algspec.process import output_files
+from algspec.process.memory_budget import check_samples_fit, trajectory_bytes
+from algspec.sampling import identity
+from algspec.sampling.jobs import check_jobs, sample_in_jobs
+from algspec.sampling.trajectory_batches import (
     concat_trajectories,
     hint_steps,
     pad_hints,
@@ -95,7 +96,7 @@ def sample_dataset(
 
     An int `rng` is a seed: the samples come from `streams(seed)[0]`.
     `progress("sampling", done, num_samples)` is called after each chunk.
-    `jobs` > 1 draws the same set in that many processes (`algspec.sample_jobs`:
+    `jobs` > 1 draws the same set in that many processes (`algspec.sampling.jobs`:
     local ones, or Ray tasks with `launcher="ray"` on the cluster at `address`).
     """
     if num_samples < 1:
@@ -121,7 +122,7 @@ def sample_dataset(
 
 # ------------------------------------------------------------------ hashing
 def spec_hash(alg: Any) -> str:
-    """The one spec hash (`algspec.identity`): the spec plus the IR when `alg` has one."""
+    """The one spec hash (`algspec.sampling.identity`): the spec plus the IR when `alg` has one."""
     program = getattr(alg, "ir", None)
     return identity.spec_hash(alg.spec, program if hasattr(program, "model_dump_json") else None)
 

@@ -8,7 +8,7 @@ batched interpreter (`algspec.interp`), the efficiency analysis
 (`algspec.efficiency`) and lint (`algspec.lint`) all read this IR, so an
 algorithm's semantics exist exactly once.
 
-The base types and expression nodes live in `algspec.ir_expr` (scopes and
+The base types and expression nodes live in `algspec.ir.expr` (scopes and
 index variables are explained there); this module re-exports them, so
 `ir.Read` and `ir.While` are one namespace. Here: statements, declarations,
 the program and the IR queries every pass shares.
@@ -22,7 +22,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, model_serializer
 
 from algspec.diagnostics import Span
-from algspec.ir_expr import (  # noqa: F401 - the expression layer, re-exported (`ir.Read`)
+from algspec.ir.expr import (  # noqa: F401 - the expression layer, re-exported (`ir.Read`)
     Aggregate,
     Binary,
     Call,
@@ -142,7 +142,7 @@ class Loop(Stmt):
     sample's run: every execution of it counts (inside outer loops, procedure
     calls, recursion), and the inlined copies of a procedure's loop share one
     counter (`loop_site`). The interpreter enforces it (R112). A loop without it
-    serialises as before the field existed, so spec hashes (algspec.identity) of
+    serialises as before the field existed, so spec hashes (algspec.sampling.identity) of
     programs without `total` are unchanged; so does a range without `step`.
     """
 

@@ -147,8 +147,8 @@ def _edge_mask_one(prog: ir.Program, facts: _Facts) -> Iterator[Finding]:
 
 @rule("L107")
 def _read_off_graph(prog: ir.Program, facts: _Facts) -> Iterator[Finding]:
-    from algspec.graph_kinds import GRAPH_KINDS
-    from algspec.graph_reads import graph_name, remote_reads
+    from algspec.efficiency.graph_reads import graph_name, remote_reads
+    from algspec.ir.graph_kinds import GRAPH_KINDS
     declared = prog.graph.kind
     seen: set[tuple] = set()
     for r in remote_reads(prog):
@@ -193,9 +193,9 @@ def _allowed(source: str) -> dict[int, set[str]]:
 def lint_source(source: str, path: str = "<string>", sample: bool = True) -> list[Diagnostic]:
     """All findings for one file: check errors, IR rules, efficiency and sampled rules.
 
-    Cached per source, includes and algspec version (`algspec.lint_cache`).
+    Cached per source, includes and algspec version (`algspec.lint.cache`).
     """
-    from algspec import lint_cache
+    from algspec.lint import cache as lint_cache
     k = lint_cache.key(source, path, sample)
     hit = lint_cache.get(k)
     if hit is not None:
@@ -215,8 +215,8 @@ def lint_files(paths: list[str], sample: bool = True,
     """
     import os
 
-    from algspec import lint_cache
-    from algspec.source_file import read_source, read_source_bytes
+    from algspec.language.source_file import read_source, read_source_bytes
+    from algspec.lint import cache as lint_cache
     sources: dict[str, str] = {}
     found: dict[str, list[Diagnostic]] = {}
     for p in paths:
@@ -287,7 +287,7 @@ def _lint_source(source: str, path: str, sample: bool) -> list[Diagnostic]:
     except AlgError as e:
         return e.diagnostics
     diags = ir_rules(alg.ir)
-    from algspec.efficiency.lint_rules import efficiency_lints, sampled_bound_lints
+    from algspec.lint.efficiency_rules import efficiency_lints, sampled_bound_lints
     try:
         diags += efficiency_lints(alg.ir)
     except AlgError as e:  # a size with no class (E605): the file still samples
@@ -314,7 +314,7 @@ def _lint_source(source: str, path: str, sample: bool) -> list[Diagnostic]:
 
 
 def lint_path(path: Path, sample: bool = True) -> list[Diagnostic]:
-    from algspec.source_file import read_source
+    from algspec.language.source_file import read_source
     try:
         source = read_source(path)
     except AlgError as e:

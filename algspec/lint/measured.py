@@ -33,10 +33,10 @@ import numpy as np
 from algspec import ir
 from algspec.efficiency.analysis import analyse
 from algspec.efficiency.asymptotic import Asymptotic, fit_slope
-from algspec.efficiency.observed import report_rules, reporting_form
 from algspec.efficiency.results import StaticEfficiency
-from algspec.efficiency.size_eval import eval_size
 from algspec.efficiency.worst_case import RANGED, reported
+from algspec.ir.size_values import eval_size
+from algspec.lint.observed import report_rules, reporting_form
 
 _REPORTED: dict[tuple[int, bool], tuple[ir.Aggregate, tuple[bool, bool]]] = {}
 
@@ -151,7 +151,7 @@ class ActivityRecorder:
     @classmethod
     def for_program(cls, program: ir.Program) -> ActivityRecorder:
         """A recorder that counts `program`'s activity by the worst-case rule
-        (`algspec.efficiency.observed.report_rules`), run on the program's reporting
+        (`algspec.lint.observed.report_rules`), run on the program's reporting
         form (`observed.reporting_form`)."""
         r = report_rules(program)
         return cls(ignore=r.silent, spread=r.spread)
@@ -466,9 +466,9 @@ def graph_edges(program: ir.Program, inputs: dict[str, np.ndarray], N: int,
 
     The edges are those the program's reads travel, as in the static rules: the
     declared graph's, and the built-in graphs' that carry the reads it does not join
-    (`algspec.graph_reads.used_edge_kinds`)."""
-    from algspec.graph_kinds import GRAPH_KINDS
-    from algspec.graph_reads import used_edge_kinds
+    (`algspec.efficiency.graph_reads.used_edge_kinds`)."""
+    from algspec.efficiency.graph_reads import used_edge_kinds
+    from algspec.ir.graph_kinds import GRAPH_KINDS
     g = program.graph
     beyond = used_edge_kinds(program)
     if g.kind == "complete" or g.mask_name is None or "complete" in beyond:

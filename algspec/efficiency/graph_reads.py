@@ -34,8 +34,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from algspec import ir, ops
-from algspec.graph_kinds import GRAPH_KINDS, by_size, joins_offset
+from algspec import ir
+from algspec.ir import ops
+from algspec.ir.graph_kinds import GRAPH_KINDS, by_size, joins_offset
 
 _COMPLETE = "complete"
 _WHOLE = ("@i", "@j")  # the processor variables of a whole-array assignment

@@ -15,17 +15,17 @@ from typing import Annotated, Any
 
 import typer
 
-from algspec.cli_args import (
+from algspec.cli.args import (
     caused_by_interrupt,
     check_out_folder,
     parse_params,
     progress_wanted,
     split_legacy_processor,
 )
-from algspec.cli_args import fail as _fail
+from algspec.cli.args import fail as _fail
+from algspec.language.source_file import is_algorithm_file_name
 from algspec.nn.memory import MemoryPlanError
 from algspec.nn.processor_table import processors_of
-from algspec.source_file import is_algorithm_file_name
 from algspec.training.config import (
     DEFAULT_BACKEND,
     PAPER_TRAIN_SIZES,
@@ -57,7 +57,7 @@ def _params(items: list[str] | None) -> dict[str, Any]:
 def _check_alg(path: Path, params: dict[str, Any]) -> None:
     """A `.alg` file's diagnostics (exit 1) and bad `--param`s (exit 2) before JAX starts
     and before the run folder exists."""
-    from algspec.cli_args import load_or_exit
+    from algspec.cli.args import load_or_exit
     alg = load_or_exit(path)
     try:
         alg.generator_params(**params)
@@ -69,7 +69,7 @@ def _check_run_folder(out: Path, overwrite: bool, config: TrainConfig) -> None:
     """`--out` may be new, empty or an unfinished run of the same options (resumed); a
     finished run, another configuration's run or other files there need `--overwrite`
     (one error line, before anything is computed)."""
-    from algspec.output_files import LOCK_SUFFIX, TEMP_SUFFIX
+    from algspec.process.output_files import LOCK_SUFFIX, TEMP_SUFFIX
     from algspec.training.metrics import score_text
     from algspec.training.runs import CONFIG, config_differences, read_result
 
@@ -167,15 +167,15 @@ def train_command(
         stem = Path(algorithm).stem if is_algorithm_file_name(algorithm) else algorithm
         out = Path("runs") / f"{stem}_{processor}_h{hidden}_s{seed}_{config.digest()[:6]}"
     check_out_folder(out)
-    from algspec.output_files import check_target
+    from algspec.process.output_files import check_target
     check_target(out, "dir", allow_nonempty_dir=True)  # unwritable: one line, before training
     _check_run_folder(out, overwrite, config)
     if is_algorithm_file_name(algorithm) or Path(algorithm).is_file():
         _check_alg(Path(algorithm), config.generator_params)
 
-    from algspec.cli_args import reported
-    from algspec.interrupts import ignore_from_now
-    from algspec.output_files import OutputError
+    from algspec.cli.args import reported
+    from algspec.process.interrupts import ignore_from_now
+    from algspec.process.output_files import OutputError
     from algspec.training.data import SourceError
     from algspec.training.metrics import score_text
     from algspec.training.runs import (
@@ -269,7 +269,7 @@ def eval_command(
     size = f" at n={test_size}" if test_size else ""
     stopped = (f"eval of {run_dir}{size} stopped before it finished; nothing was written "
                f"(the run folder is unchanged); run `{shlex.join(words)}` again to start over")
-    from algspec.cli_args import reported
+    from algspec.cli.args import reported
 
     with reported(lambda _: stopped):
         try:
@@ -307,7 +307,7 @@ def _eval_sweep(run_dir: Path, sizes_text: str | None, family_text: str | None,
             raise _fail(f"{run_dir}: no finished run there (give --sizes to name the sizes)")
         sizes = [int(res["test"]["size"])]
     folder = out if out is not None else run_dir / "ood"
-    from algspec.output_files import check_target
+    from algspec.process.output_files import check_target
     check_target(folder, "dir", allow_nonempty_dir=True)  # before any test data is drawn
     words = ["algspec", "eval", str(run_dir), "--sizes", ",".join(map(str, sizes)),
              "--family", ",".join(families), "--out", str(folder)]
@@ -316,7 +316,7 @@ def _eval_sweep(run_dir: Path, sizes_text: str | None, family_text: str | None,
     words += ["--jobs", str(jobs)] if jobs != 1 else []
     stopped = (f"the sweep stopped; the cells it finished are kept in {folder / 'cells'}; "
                f"run `{shlex.join(words)}` again to test the rest")
-    from algspec.cli_args import reported
+    from algspec.cli.args import reported
 
     with reported(lambda _: stopped):
         try:
@@ -413,9 +413,9 @@ def experiment_command(
         raise _fail(str(exc)) from None
     out = out or Path("runs") / grid.name
     if not dry_run:
-        from algspec.output_files import check_target
+        from algspec.process.output_files import check_target
         check_target(out, "dir", allow_nonempty_dir=True)  # a file there: one line
-    from algspec.cli_args import reported
+    from algspec.cli.args import reported
 
     def stopped(_: KeyboardInterrupt | None) -> str:
         resume = _experiment_command_line(grid_file, out, jobs, launcher, address, retries,
@@ -443,7 +443,7 @@ def experiment_command(
                                   checkpoint_every=checkpoint_every)
     except GridError as exc:
         raise _fail(str(exc)) from None
-    from algspec.interrupts import ignore_from_now
+    from algspec.process.interrupts import ignore_from_now
 
     ignore_from_now()  # the report is written: a late Ctrl-C must not print a traceback
     print(f"{report['finished']}/{report['total']} runs finished; report: {out / 'results.md'}")

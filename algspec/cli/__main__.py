@@ -1,0 +1,5 @@
+"""`python -m algspec.cli`: the `algspec` command."""
+
+from algspec.cli import main
+
+main()
