@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from algspec import ir
-from algspec.interp import random, sparse_edges
+from algspec.interp import random
 from algspec.interp.dtypes import NP_DTYPE
 from algspec.interp.empty_sets import fill_empty
 from algspec.interp.env_protocol import EvalEnv
@@ -172,7 +172,7 @@ def chain(env: EvalEnv, e: ir.Chain, rank: int) -> np.ndarray:
 def aggregate(env: EvalEnv, e: ir.Aggregate, rank: int, mask: np.ndarray) -> np.ndarray:
     """min/max/sum/any/all/count over nodes or neighbours, on a new innermost axis."""
     if e.domain != "nodes" and getattr(env, "sparse", None) is not None:
-        out = sparse_edges.aggregate(env, e, rank, mask)  # over the edge list: O(n + m)
+        out = env.sparse.aggregate(env, e, rank, mask)  # over the edge list: O(n + m)
         if out is not None:
             return out
     inner = rank + 1

@@ -111,6 +111,12 @@ class EdgeIndex:
         return out
 
     # ------------------------------------------------------------ what runs sparse
+    def aggregate(self, env: Env, e: ir.Aggregate, rank: int,
+                  mask: np.ndarray) -> np.ndarray | None:
+        """A neighbourhood aggregation over the edge list, or None where it stays dense
+        (`aggregate` below; the dense evaluator reaches it through the env's index)."""
+        return aggregate(env, e, rank, mask)
+
     def aggregate_ok(self, env: Env, e: ir.Aggregate) -> bool:
         ok = self._ok.get(id(e))
         if ok is None:

@@ -47,7 +47,7 @@ import jax.numpy as jnp
 from algspec.nn import slots
 from algspec.nn.data import DataPoint
 from algspec.nn.graph import Array, Graph
-from algspec.nn.graph_ops import choose
+from algspec.nn.graph_ops import choose, ops_for
 from algspec.nn.graph_ops import mask_last_axis as _mask_last_axis
 from algspec.nn.types import Location, Type
 
@@ -136,7 +136,7 @@ class Decoder(hk.Module):
         if self.type_ in _SCORES:
             preds = self._apply("out", nodes)[..., 0]
             return _mask_nodes(preds, node_mask) if self.type_ == Type.MASK_ONE else preds
-        ops = graph.ops(node_mask)
+        ops = ops_for(graph, node_mask)
         query = self._apply("query", nodes)
         key = self._apply("key", nodes)
         edge = self._apply("edge", edges)
@@ -151,7 +151,7 @@ class Decoder(hk.Module):
 
     def _edge(self, nodes: Array, edges: Array, graph: Graph, node_mask: Array,
               inf_bias_edge: bool) -> Array:
-        ops = graph.ops(node_mask)
+        ops = ops_for(graph, node_mask)
         sender = self._apply("sender", nodes)
         receiver = self._apply("receiver", nodes)
         edge = self._apply("edge", edges)
@@ -201,7 +201,7 @@ def log_sinkhorn(x: Array, graph: Graph, node_mask: Array, *, steps: int, temper
         u = jax.random.uniform(noise_key, x.shape)
         x = x - jnp.log(-jnp.log(u + 1e-12) + 1e-12)
     x = x / temperature
-    return graph.ops(node_mask).log_sinkhorn(x, steps, zero_diagonal, unroll)
+    return ops_for(graph, node_mask).log_sinkhorn(x, steps, zero_diagonal, unroll)
 
 
 def postprocessed_type(type_: str, hard: bool) -> str:
@@ -219,7 +219,7 @@ def postprocess(pred: Array, location: str, type_: str, graph: Graph, node_mask:
     pointers come back as `soft_pointer`: `[B, N, N]` dense, `[B, E]` sparse (decoder
     orientation); hard ones as indices `[B, N]` (float, as dm-clrs).
     """
-    ops = graph.ops(node_mask)
+    ops = ops_for(graph, node_mask)
     if type_ == Type.SCALAR:
         return (jax.lax.stop_gradient(pred) if hard else pred), type_
     if type_ == Type.MASK:
@@ -276,14 +276,14 @@ def as_soft_pointer(data: Array, location: str, graph: Graph, nb_nodes: int) -> 
     One-hot over nodes, except a sparse node pointer: `[B, E]` in decoder orientation.
     """
     if location == Location.NODE:
-        return graph.ops(_all_nodes(data, nb_nodes)).pointer_layout(data)
+        return ops_for(graph, _all_nodes(data, nb_nodes)).pointer_layout(data)
     return jax.nn.one_hot(jnp.asarray(data).astype(jnp.int32), nb_nodes)
 
 
 def to_dense(data: Array, location: str, type_: str, graph: Graph, nb_nodes: int) -> Array:
     """A sparse prediction in the dense layout (0 off the slots), e.g. to score it."""
     soft = type_ in (Type.SOFT_POINTER, Type.PERMUTATION_POINTER)
-    return graph.ops(_all_nodes(data, nb_nodes)).to_dense(data, location, soft)
+    return ops_for(graph, _all_nodes(data, nb_nodes)).to_dense(data, location, soft)
 
 
 def clrs_module_names(datum: str, location: str, type_: str, *, algo_index: int = 0,

@@ -37,7 +37,7 @@ import jax.numpy as jnp
 
 from algspec.nn.data import DataPoint
 from algspec.nn.graph import Array, Graph
-from algspec.nn.graph_ops import GraphOps
+from algspec.nn.graph_ops import GraphOps, ops_for
 from algspec.nn.types import Location, Stage, Type
 
 _POINTERS = (Type.POINTER, Type.SOFT_POINTER, Type.PERMUTATION_POINTER)
@@ -94,7 +94,7 @@ class Encoder(hk.Module):
         """`dp.data` is `[B, ...]` (one step); `dp.type_` may be soft_pointer for a fed-back hint."""
         _check(dp.location, dp.type_)
         nb_nodes = node_mask.shape[1]
-        ops = graph.ops(node_mask)
+        ops = ops_for(graph, node_mask)
         pointer = dp.type_ in _POINTERS
         if dp.location == Location.NODE:
             if pointer:
@@ -144,7 +144,7 @@ def encode(encoders: Mapping[str, Encoder], data: Iterable[DataPoint], graph: Gr
     features. Data without an encoder (outputs, unencoded hints) are skipped.
     """
     batch, nb_nodes = node_mask.shape
-    edge_shape = graph.ops(node_mask).pair_shape()
+    edge_shape = ops_for(graph, node_mask).pair_shape()
     nodes = jnp.zeros((batch, nb_nodes, hidden))
     edges = jnp.zeros(edge_shape + (hidden,))
     graph_fts = jnp.zeros((batch, hidden))

@@ -16,7 +16,7 @@ exactly the nonzero entries of a `DenseGraph`'s adjacency:
   of several sizes in one batch); a padding node sends and receives nothing,
   and is left out of every readout and loss.
 
-Layers read a graph through its `ops(node_mask, reads)` (`graph_ops.py`):
+Layers read a graph through `graph_ops.ops_for(graph, node_mask, reads)`:
 written once, they never ask which of the two they hold.
 
 Memory: a dense layer holds `B * N^2 * H` floats, a sparse one `B * (N + E) * H`.
@@ -24,10 +24,7 @@ Memory: a dense layer holds `B * N^2 * H` floats, a sparse one `B * (N + E) * H`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
-
-if TYPE_CHECKING:
-    from algspec.nn.graph_ops import DenseOps, SparseOps
+from typing import Any, NamedTuple
 
 Array = Any
 
@@ -36,12 +33,6 @@ class DenseGraph(NamedTuple):
     """All pairs, weighted by `adj` `[B, N, N]` (0/1 floats)."""
 
     adj: Array
-
-    def ops(self, node_mask: Array, reads: str = "declared") -> DenseOps:
-        """This graph's pair operations (`graph_ops.py`) for a processor reading `reads`."""
-        from algspec.nn.graph_ops import DenseOps
-
-        return DenseOps(self, node_mask, reads)
 
 
 class SparseGraph(NamedTuple):
@@ -54,12 +45,6 @@ class SparseGraph(NamedTuple):
     @property
     def num_slots(self) -> int:
         return int(self.senders.shape[-1])
-
-    def ops(self, node_mask: Array, reads: str = "declared") -> SparseOps:
-        """This graph's pair operations (`graph_ops.py`) for a processor reading `reads`."""
-        from algspec.nn.graph_ops import SparseOps
-
-        return SparseOps(self, node_mask, reads)
 
 
 Graph = DenseGraph | SparseGraph

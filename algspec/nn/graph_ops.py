@@ -15,7 +15,7 @@ contract:
   orientations; attention reads each slot's edge features at its reverse slot.
 
 The layout is chosen once, from `--graph` (`Layout`, `layout_of`): the net builds
-each step's graph with it, and each graph hands out its own ops (`graph.ops`),
+each step's graph with it, and `ops_for` hands out the ops of its type,
 so no layer asks which kind of graph it holds.
 """
 
@@ -579,3 +579,17 @@ def layout_of(graph: str) -> Layout:
     if graph not in LAYOUTS:
         raise ValueError(f"unknown graph layout {graph!r}: expected dense or sparse")
     return LAYOUTS[graph]
+
+
+# The operations of each graph type; `ops_for` picks by the graph's class, so no layer
+# asks which graph it has. A graph type not listed hands out its own (`graph.ops(...)`).
+OPS_BY_GRAPH: dict[type, type[GraphOps]] = {DenseGraph: DenseOps, SparseGraph: SparseOps}
+
+
+def ops_for(graph: Graph, node_mask: Array, reads: str = "declared") -> GraphOps:
+    """`graph`'s pair operations for a processor reading `reads` (the layout chosen once
+    from `--graph`)."""
+    maker = OPS_BY_GRAPH.get(type(graph))
+    if maker is None:
+        return graph.ops(node_mask, reads)
+    return maker(graph, node_mask, reads)

@@ -35,7 +35,7 @@ import jax.numpy as jnp
 from algspec.nn import edges
 from algspec.nn.data import DataPoint
 from algspec.nn.graph import Array, DenseGraph, Graph
-from algspec.nn.graph_ops import GraphOps, mask_last_axis
+from algspec.nn.graph_ops import GraphOps, mask_last_axis, ops_for
 from algspec.nn.types import MASKED, Location, Type
 
 EPS = 1e-12
@@ -45,7 +45,7 @@ def _ops(graph: Graph | None, node_mask: Array) -> GraphOps:
     """The pair operations of `graph`; no graph is the dense layout over the real nodes."""
     if graph is None:
         graph = DenseGraph(edges.pair_mask(node_mask))
-    return graph.ops(node_mask)
+    return ops_for(graph, node_mask)
 
 
 def _valid(location: str, ops: GraphOps, node_mask: Array) -> Array:

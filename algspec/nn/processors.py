@@ -7,7 +7,7 @@ Every processor is a haiku module called as
 
 with `edge_fts` `[B, N, N, H]` and `graph` a `DenseGraph`, or `[B, E, H]` and a
 `SparseGraph`. Each processor is written once: it reads the graph only through
-`graph.ops(node_mask, reads)` (`graph_ops.py`: node terms at receivers and
+`ops_for(graph, node_mask, reads)` (`graph_ops.py`: node terms at receivers and
 senders, aggregation at the receivers, attention over each receiver's senders).
 The arithmetic is dm-clrs's (its `PGN`, `GAT`, `GATv2` and the
 kinds of `get_processor_factory`): the node features and hidden state are
@@ -55,7 +55,7 @@ import jax.numpy as jnp
 
 from algspec.nn import edges
 from algspec.nn.graph import Array, Graph
-from algspec.nn.graph_ops import REDUCTIONS, GraphOps
+from algspec.nn.graph_ops import REDUCTIONS, GraphOps, ops_for
 from algspec.nn.processor_table import ALGSPEC, PROCESSOR_TABLE, ProcessorKind
 from algspec.nn.types import BIG_NUMBER
 
@@ -128,7 +128,7 @@ class MessagePassing(_Base):
 
     def __call__(self, node_fts: Array, edge_fts: Array, graph_fts: Array, graph: Graph,
                  hidden: Array, node_mask: Array) -> tuple[Array, Array | None]:
-        ops = graph.ops(node_mask, self.reads)
+        ops = ops_for(graph, node_mask, self.reads)
         tri_edges = ops.all_pairs(edge_fts, "triplet messages") if self.triplets else None
         z = jnp.concatenate([node_fts, hidden], axis=-1)
         to_receiver = _linear(self.mid_size, "receiver")(z)
@@ -201,7 +201,7 @@ class Attention(_Base):
 
     def __call__(self, node_fts: Array, edge_fts: Array, graph_fts: Array, graph: Graph,
                  hidden: Array, node_mask: Array) -> tuple[Array, None]:
-        ops = graph.ops(node_mask, self.reads).attention()
+        ops = ops_for(graph, node_mask, self.reads).attention()
         z = jnp.concatenate([node_fts, hidden], axis=-1)
         b, n, _ = z.shape
         values = _linear(self.out_size, "value")(z).reshape(b, n, self.nb_heads, self.head_size)

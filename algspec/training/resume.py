@@ -22,8 +22,7 @@ import pickle
 from pathlib import Path
 from typing import Any
 
-from algspec.training.runs import RESUME
-
+RESUME = "resume.pkl"  # an unfinished run's training state, beside its checkpoint
 RESUME_FORMAT = "algspec-resume/1"
 
 
@@ -35,6 +34,8 @@ def save(out: Path, digest: str, step: int, state: dict[str, Any]) -> None:
         pickle.dump({"format": RESUME_FORMAT, "config_digest": digest, "step": int(step)}, f,
                     protocol=pickle.HIGHEST_PROTOCOL)
         pickle.dump(state, f, protocol=pickle.HIGHEST_PROTOCOL)
+
+RESUME = "resume.pkl"  # an unfinished run's training state
 
 
 def _header(f: Any) -> dict[str, Any] | None:

@@ -19,7 +19,6 @@ from algspec.process.interrupts import DeferredInterrupt  # noqa: F401 - re-expo
 
 RESULT = "result.json"
 CHECKPOINT = "checkpoint.pkl"  # the best parameters of a finished run (`algspec eval`)
-RESUME = "resume.pkl"  # an unfinished run's training state (`algspec.training.resume`)
 CONFIG = "config.json"
 
 

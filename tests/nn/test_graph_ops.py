@@ -16,7 +16,7 @@ import pytest
 import algspec
 from algspec.nn import edges, graph_ops, tuning
 from algspec.nn.graph import DenseGraph
-from algspec.nn.graph_ops import DenseOps
+from algspec.nn.graph_ops import DenseOps, ops_for
 from algspec.nn.model import Model
 from algspec.nn.net import NetConfig
 from algspec.nn.processors import MessagePassing, make_processor
@@ -54,7 +54,7 @@ class _OtherGraph(NamedTuple):
     inner: DenseGraph
 
     def ops(self, node_mask, reads: str = "declared") -> DenseOps:
-        return self.inner.ops(node_mask, reads)
+        return ops_for(self.inner, node_mask, reads)
 
 
 @pytest.mark.parametrize("kind", ["pgn", "gat", "gatv2_full", "triplet_mpnn"])
