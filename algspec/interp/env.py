@@ -42,6 +42,15 @@ class Env:
         self.obs = observer
         self.stmt: ir.IRNode | None = None  # the statement running, for faults
         self._decls = decls if decls is not None else {d.name: d for d in prog.decls}
+        # The run's bookkeeping, each kept by one module:
+        self.sparse = None  # the edge index of the sparse mode (`sparse_edges`), or None
+        self.combined: dict | None = None  # a round's combined writes (`writes.RoundWrites`)
+        self.rand_keys: np.ndarray | None = None  # per-sample draw keys, at the first draw
+        self.given_rand_keys: np.ndarray | None = None  # `trace(rand_key=...)`'s, if given
+        self.rand_counts: dict[int, np.ndarray] = {}  # draws so far per `rand()` site
+        self.edge_draw_sites: dict[int, list[int]] = {}  # edges loop -> its per-edge sites
+        self.loop_totals: dict[tuple, np.ndarray] = {}  # `total bound` trips so far per site
+        self.total_limits: dict[tuple, np.ndarray] = {}  # and each site's limit
 
     def decl(self, name: str) -> ir.DataDecl:
         return self._decls[name]

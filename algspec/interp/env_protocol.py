@@ -7,7 +7,7 @@ this protocol, which `env.Env` (and so the running `Machine`) satisfies.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -29,6 +29,13 @@ class EvalEnv(Protocol):
     locals: dict[str, np.ndarray]
     obs: ActivityObserver | None
     stmt: ir.IRNode | None
+    # the run's bookkeeping, declared by `Env.__init__` (see there)
+    sparse: Any
+    combined: dict[str, Any] | None
+    rand_keys: np.ndarray | None
+    given_rand_keys: np.ndarray | None
+    rand_counts: dict[int, np.ndarray]
+    edge_draw_sites: dict[int, list[int]]
 
     def decl(self, name: str) -> ir.DataDecl: ...
 

@@ -171,7 +171,7 @@ def chain(env: EvalEnv, e: ir.Chain, rank: int) -> np.ndarray:
 
 def aggregate(env: EvalEnv, e: ir.Aggregate, rank: int, mask: np.ndarray) -> np.ndarray:
     """min/max/sum/any/all/count over nodes or neighbours, on a new innermost axis."""
-    if e.domain != "nodes" and getattr(env, "sparse", None) is not None:
+    if e.domain != "nodes" and env.sparse is not None:
         out = env.sparse.aggregate(env, e, rank, mask)  # over the edge list: O(n + m)
         if out is not None:
             return out

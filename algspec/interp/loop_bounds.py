@@ -26,9 +26,9 @@ def count_total(m, s: ir.Statement, lanes: np.ndarray) -> None:
     """
     if s.total is None:
         return
-    totals = m.__dict__.setdefault("loop_totals", {})  # site -> trips so far, per sample
+    totals = m.loop_totals  # site -> trips so far, per sample
     site = ir.loop_site(s)
-    limits = m.__dict__.setdefault("_total_limits", {})
+    limits = m.total_limits
     if site not in totals:
         totals[site] = np.zeros(m.B, np.int64)
         limits[site] = m._bound(s, s.total)

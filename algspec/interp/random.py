@@ -86,15 +86,15 @@ def draw(env: EvalEnv, e: ir.Rand, rank: int, mask: np.ndarray,
     `pair`: the values of `e.pair` (an edges loop's ends, per sample) for a per-edge draw.
     The sample keys are computed at the first draw (programs without `rand()` never pay).
     """
-    keys = getattr(env, "rand_keys", None)
+    keys = env.rand_keys
     if keys is None:
         keys = sample_keys(env.prog, env.state, env.B)
-        given = getattr(env, "given_rand_keys", None)
+        given = env.given_rand_keys
         if given is not None:
             with np.errstate(over="ignore"):
                 keys = mix(keys ^ mix(given ^ _M2))
         env.rand_keys = keys
-    counts = env.__dict__.setdefault("rand_counts", {})
+    counts = env.rand_counts
     count = counts.get(e.site)
     if count is None:
         count = counts[e.site] = np.zeros(env.B, np.uint64)
@@ -117,14 +117,14 @@ class EdgeTrips:
 
     def __init__(self, env: EvalEnv, sites: list[int]) -> None:
         self.env, self.sites = env, sites
-        counts = env.__dict__.setdefault("rand_counts", {})
+        counts = env.rand_counts
         self.start = {k: counts.get(k) for k in sites}
         self.most = dict(self.start)
 
     @staticmethod
     def of(env: EvalEnv, loop: ir.ForEdges) -> EdgeTrips | None:
         """The loop's bookkeeping, None when its body draws nothing per edge."""
-        cache = env.__dict__.setdefault("edge_draw_sites", {})
+        cache = env.edge_draw_sites
         sites = cache.get(loop.id)
         if sites is None:
             sites = cache[loop.id] = _edge_sites(loop)

@@ -116,7 +116,7 @@ class Recorder:
         need = int(rows.max()) + 1
         # Lock-step (every sample live, all at the same frame): copy whole rows.
         whole = len(lanes) == env.B and int(rows.min()) == need - 1
-        sparse = getattr(env, "sparse", None)  # edge data at the edges only (sparse_edges.py)
+        sparse = env.sparse  # edge data at the edges only (sparse_edges.py)
         for name in self.snap + ["@stmt"]:
             src = env.state[name] if name != "@stmt" else None
             if sparse is not None and name in sparse.snapped:
@@ -178,7 +178,7 @@ class Recorder:
                 continue
             if name in self.buffers:
                 buf = self.buffers[name][t0:t1]
-                sparse = getattr(env, "sparse", None)
+                sparse = env.sparse
                 if sparse is not None and name in sparse.snapped:
                     buf = sparse.densify(name, buf)
             elif self._decls[name].stage == ir.Stage.INPUT:

@@ -117,7 +117,6 @@ class Machine(Env):
                                path=prog.path)
         self.broken: list[np.ndarray] = []
         self.pending: _Pending | None = None
-        self.combined: dict | None = None  # a round's combined writes while it commits
         self._load_inputs(inputs)
         self.adj = self._interconnection()
         self.m = self.adj.sum(axis=(1, 2)).astype(np.int64)
@@ -126,6 +125,7 @@ class Machine(Env):
         self.recorder = Recorder(prog, self._decls, B, self._frame_bound)
         self.loop_iters: dict[int, np.ndarray] = {}  # stmt id -> max trips per sample
         self._wrapping: dict[int, np.ndarray | None] = {}  # bound -> samples it overflows
+        self._frame_bound_cache: int | None = None  # `_frame_bound`, once known
 
     @property
     def counts(self) -> np.ndarray:
@@ -141,7 +141,7 @@ class Machine(Env):
         if isinstance(e, ir.Const):
             return e.value
         if isinstance(e, ir.Size):
-            return {"n": self.n, "N": getattr(self, "N", self.n), "m": m}[e.which]
+            return {"n": self.n, "N": self.N, "m": m}[e.which]
         op = ops.op_of(e)
         if op is None:
             raise TypeError(e)
@@ -578,7 +578,7 @@ class Machine(Env):
 
     def _frame_bound(self) -> int:
         """An upper bound on the frames a sample records, from the loop bounds."""
-        if getattr(self, "_frame_bound_cache", None) is None:
+        if self._frame_bound_cache is None:
             self._frame_bound_cache = frame_bound(self)
         return self._frame_bound_cache
 

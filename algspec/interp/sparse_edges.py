@@ -252,7 +252,7 @@ class EdgeScope:
 # ---------------------------------------------------------------- aggregations
 def aggregate(env: Env, e: ir.Aggregate, rank: int, mask: np.ndarray) -> np.ndarray | None:
     """A neighbourhood aggregation in a node scope as segment reductions; None: run dense."""
-    ix: EdgeIndex | None = getattr(env, "sparse", None)
+    ix: EdgeIndex | None = env.sparse
     if ix is None or env.obs is not None or rank != 1 or e.domain == "nodes" or \
             not ix.aggregate_ok(env, e):
         return None

@@ -69,7 +69,7 @@ def commit(env: Env, t: ir.Target, v, idx, mask, rank, combiner, s, keys=None) -
     if t.loc != ir.Loc.GRAPH and all(i.kind == "ivar" and i.axis == a
                                      for a, i in enumerate(t.indices)) and \
             len(t.indices) == rank and \
-            (combiner is None or getattr(env, "combined", None) is None):
+            (combiner is None or env.combined is None):
         if getattr(s, "accumulate", False):  # private `x[v] += e by sum`: one increment
             val = arr + val
         store[t.name] = np.where(m, val, arr).astype(dt)
@@ -106,7 +106,7 @@ def commit_at(env: Env, t: ir.Target, pos: tuple, vals: np.ndarray, ii, kvs: lis
     # Earlier combined writes to this datum in the same round (an `if`'s two branches,
     # two foralls of a `round`): the round's writes all combine, not the last statement's.
     # Writes without a combiner (private per statement) keep program order: the later wins.
-    rounds = getattr(env, "combined", None) if combiner is not None else None
+    rounds = env.combined if combiner is not None else None
     prior = rounds.get(t.name) if rounds is not None else None
     if prior is not None and prior.combiner != combiner:
         prior = None  # mixed combiners: the later statement's writes replace
@@ -209,7 +209,7 @@ def _observe_whole(env: Env, t: ir.Target, mask: np.ndarray, sid: int) -> None:
     lanes = np.nonzero(mask.reshape(mask.shape[0], -1).any(axis=1))[0]
     if not len(lanes):
         return
-    if t.loc == ir.Loc.EDGE and getattr(env, "adj", None) is not None:
+    if t.loc == ir.Loc.EDGE and env.adj is not None:
         b, i, j = np.nonzero(np.asarray(env.adj)[lanes])
         env.obs.edges(sid, lanes[b], i, j)
     env.obs.nodes(sid, np.repeat(lanes, env.N), np.tile(np.arange(env.N), len(lanes)))

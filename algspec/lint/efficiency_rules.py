@@ -327,7 +327,7 @@ def sample_loop_iterations(alg, sizes: list[int], samples: int = 8, seed: int = 
         for sid, arr in found.items():
             iters.setdefault(sid, {})[size] = np.asarray(arr).copy()
         if totals is not None:
-            for site, arr in getattr(mach, "loop_totals", {}).items():
+            for site, arr in mach.loop_totals.items():
                 totals.setdefault(site, {})[size] = np.asarray(arr).copy()
         spent.append(time.process_time() - t0)
     return iters, edges, (undrawable if not spent else None)
