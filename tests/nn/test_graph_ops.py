@@ -22,19 +22,11 @@ from algspec.nn.net import NetConfig
 from algspec.nn.processors import MessagePassing, make_processor
 from algspec.nn.tuning import DeviceChoices
 from algspec.training.data import preprocess
+from tests.support.small_programs import HINT_FREE_MAX
 
 B, N, H = 2, 5, 8
 
-TINY = """\
-algorithm tiny_max
-nodes n
-graph complete
-input  node  key: scalar ~ uniform(low = 0.0, high = 1.0)
-output graph best: scalar
-output node  top: mask_one
-best = max(key[v] for v in nodes)
-forall v { top[v] = key[v] == best }
-"""
+TINY = HINT_FREE_MAX
 
 
 def _inputs(seed: int) -> dict[str, np.ndarray]:

@@ -22,20 +22,12 @@ from algspec.training.backends.algspec_backend import AlgspecBackend
 from algspec.training.backends.clrs_backend import ClrsBackend
 from algspec.training.config import TrainConfig
 from algspec.training.data import fixed_set, resolve_source
+from tests.support.small_programs import HINT_FREE_MAX
 
 pytest.importorskip("clrs")
 ROOT = Path(__file__).resolve().parents[2]
 
-HINT_FREE = """\
-algorithm hint_free_max
-nodes n
-graph complete
-input  node  key: scalar ~ uniform(low = 0.0, high = 1.0)
-output graph best: scalar
-output node  top: mask_one
-best = max(key[v] for v in nodes)
-forall v { top[v] = key[v] == best }
-"""
+HINT_FREE = HINT_FREE_MAX
 
 CASES = [  # (source, processor, what it covers): each type in some case; gat and the
     # other processors are compared layer by layer in test_nn_processors.py

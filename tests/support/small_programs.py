@@ -44,3 +44,16 @@ private node b: float ~ uniform()
 input node s: scalar = min(a, b)
 input node f: scalar = max(a, b)
 """
+
+# The smallest trainable program: a graph maximum and its one-hot owner, no hints
+# (model parity and the nn graph-ops tests train it).
+HINT_FREE_MAX = """\
+algorithm hint_free_max
+nodes n
+graph complete
+input  node  key: scalar ~ uniform(low = 0.0, high = 1.0)
+output graph best: scalar
+output node  top: mask_one
+best = max(key[v] for v in nodes)
+forall v { top[v] = key[v] == best }
+"""
