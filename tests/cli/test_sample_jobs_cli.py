@@ -100,7 +100,7 @@ def _children(pid: int) -> list[int]:
     return kids
 
 
-@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads /proc for the workers")
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="finds the worker processes through /proc, which this system lacks")
 def test_ctrl_c_stops_the_workers_and_leaves_no_half_written_file(tmp_path: Path) -> None:
     """A real SIGINT, as a terminal sends it to the command's process group, while two
     workers draw: exit 130, one line, no `--out` folder, no temporary, no worker left."""

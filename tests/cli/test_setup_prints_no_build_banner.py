@@ -30,7 +30,7 @@ exec {python} "$@"
 """
 
 
-@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+@pytest.mark.skipif(shutil.which("bash") is None, reason="scripts/setup is a bash script and this system has no bash")
 def test_setup_silences_only_the_editable_install_banner(tmp_path: Path) -> None:
     setup_sandbox(tmp_path, FAKE_PYTHON)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"}

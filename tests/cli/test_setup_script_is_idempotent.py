@@ -24,7 +24,7 @@ exec {python} "$@"
 """
 
 
-@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+@pytest.mark.skipif(shutil.which("bash") is None, reason="scripts/setup is a bash script and this system has no bash")
 def test_setup_is_a_no_op_until_pyproject_changes(tmp_path: Path) -> None:
     import sys
 

@@ -113,8 +113,8 @@ def test_overwrite_swaps_the_folder_whole(tmp_path: Path) -> None:
 def test_a_claim_holds_off_a_second_writer(tmp_path: Path) -> None:
     with of.claim(tmp_path / "ds"), pytest.raises(of.OutputBusy, match=f"pid {os.getpid()}"):
         of.acquire(tmp_path / "ds")
-    with of.claim(tmp_path / "ds"):  # released: free again
-        pass
+    with of.claim(tmp_path / "ds") as held:  # released: a second writer gets it now
+        assert held.target == of.resolve(tmp_path / "ds")
     assert os.listdir(tmp_path) == []
 
 
