@@ -255,9 +255,11 @@ def load_or_exit(path):
 
 
 @contextmanager
-def reported(describe: Callable[[KeyboardInterrupt | None], str]) -> Iterator[None]:
+def reported(describe: Callable[[KeyboardInterrupt | None], str],
+             mistakes: tuple[type[Exception], ...] = ()) -> Iterator[None]:
     """Run a command's work; a Ctrl-C (or an exception it caused: `caused_by_interrupt`)
-    prints `interrupted: {describe(exc)}` and exits with status 130."""
+    prints `interrupted: {describe(exc)}` and exits with status 130. An exception of a
+    type in `mistakes` that no Ctrl-C caused is the user's: one `error:` line, exit 2."""
     try:
         yield
     except KeyboardInterrupt as exc:
@@ -267,6 +269,8 @@ def reported(describe: Callable[[KeyboardInterrupt | None], str]) -> Iterator[No
         raise
     except Exception as exc:
         if not caused_by_interrupt(exc):
+            if isinstance(exc, mistakes):
+                raise fail(str(exc)) from None
             raise
         clear_terminal_line()
         raise interrupted(describe(None)) from None

@@ -16,7 +16,6 @@ from typing import Annotated, Any
 import typer
 
 from algspec.cli.args import (
-    caused_by_interrupt,
     check_out_folder,
     parse_params,
     progress_wanted,
@@ -199,7 +198,8 @@ def train_command(
         again = restart + (" --overwrite" if overwrite and is_finished(out) else "")
         return f"{what} stopped {where}; {_left_in(out)}; start it again with `{again}`"
 
-    with reported(stopped):
+    with reported(stopped, mistakes=(SourceError, RunExistsError, RunConfigMismatch,
+                                     OutputError, MemoryPlanError)):
         try:
             shown = progress_wanted(progress)  # off a terminal: a plain line per validation
             result = train(config, out, progress=shown, overwrite=overwrite,
@@ -208,11 +208,6 @@ def train_command(
         except TrainingInterrupted as exc:  # Ctrl-C once the result was written: success
             if exc.step < exc.total or (result := read_result(out)) is None:
                 raise
-        except (SourceError, RunExistsError, RunConfigMismatch, OutputError,
-                MemoryPlanError) as exc:
-            if caused_by_interrupt(exc):
-                raise KeyboardInterrupt from exc
-            raise _fail(str(exc)) from None
     ignore_from_now()  # the run is written: a Ctrl-C now must not turn into a traceback
     print(f"{result['algorithm']} / {processor}: val {score_text(result['val'])} "
           f"(n={val_size}), test {score_text(result['test'])} (n={test_size}), "
@@ -271,16 +266,9 @@ def eval_command(
                f"(the run folder is unchanged); run `{shlex.join(words)}` again to start over")
     from algspec.cli.args import reported
 
-    with reported(lambda _: stopped):
-        try:
-            res = evaluate_run(run_dir, test_size, test_samples,
-                               progress=progress_wanted(progress),
-                               on_interrupt=lambda: stopped, batch_size=batch_size,
-                               jobs=jobs)
-        except (FileNotFoundError, SourceError, ValueError) as exc:
-            if caused_by_interrupt(exc):
-                raise KeyboardInterrupt from exc
-            raise _fail(str(exc)) from None
+    with reported(lambda _: stopped, mistakes=(FileNotFoundError, SourceError, ValueError)):
+        res = evaluate_run(run_dir, test_size, test_samples, progress=progress_wanted(progress),
+                           on_interrupt=lambda: stopped, batch_size=batch_size, jobs=jobs)
     if as_json:
         print(json.dumps(res, indent=2))
         return
@@ -318,15 +306,10 @@ def _eval_sweep(run_dir: Path, sizes_text: str | None, family_text: str | None,
                f"run `{shlex.join(words)}` again to test the rest")
     from algspec.cli.args import reported
 
-    with reported(lambda _: stopped):
-        try:
-            summary = run_sweep(run_dir, sizes, families, samples, folder, batch_size,
-                                progress=progress_wanted(progress),
-                                on_interrupt=lambda: stopped, jobs=jobs)
-        except (FileNotFoundError, SourceError, ValueError) as exc:
-            if caused_by_interrupt(exc):
-                raise KeyboardInterrupt from exc
-            raise _fail(str(exc)) from None
+    with reported(lambda _: stopped, mistakes=(FileNotFoundError, SourceError, ValueError)):
+        summary = run_sweep(run_dir, sizes, families, samples, folder, batch_size,
+                            progress=progress_wanted(progress), on_interrupt=lambda: stopped,
+                            jobs=jobs)
     if as_json:
         print(json.dumps(summary, indent=2))
         return
