@@ -21,10 +21,10 @@ from algspec.cli.args import (
     check_file,
     check_out_folder,
     fail,
-    interrupted,
     load_or_exit,
     progress_option,
     progress_wanted,
+    reported,
 )
 from algspec.cli.args import parse_params as _parse_params
 from algspec.diagnostics import AlgError, RuntimeFault, render
@@ -222,22 +222,26 @@ def sample(
     from algspec.process.output_files import check_target, claim
     from algspec.sampling.jobs import SampleJobsError
     check_target(out, "dir", overwrite=overwrite)  # a device, an unwritable parent: one line
+    bar: _SampleProgress | None = None
+
+    def stopped(_: KeyboardInterrupt | None) -> str:
+        left = ("the earlier dataset there is untouched" if out.is_dir() and any(out.iterdir())
+                else f"nothing was written to {out}")
+        drawn = (f" after {bar.drawn} of {num} were drawn"
+                 if bar is not None and bar.drawn < num else "")
+        return (f"sampling {num} samples of {alg.name} at n={length} stopped{drawn}; {left}; "
+                f"run `{shlex.join(words)}` again to start over")
+
     try:
         # Held for the whole run: a second `sample` into the same --out fails at once.
-        with claim(out), _SampleProgress(progress_wanted(progress), num, out) as bar:
+        with reported(stopped), claim(out), \
+                _SampleProgress(progress_wanted(progress), num, out) as bar:
             path = export(alg, out, length, num, seed, params, overwrite=overwrite,
                           progress=bar.update, jobs=jobs, launcher=launcher, address=address)
     except TooLarge as e:  # known from the first chunk: nothing was written
         raise fail(str(e), 1) from None
     except SampleJobsError as e:  # a worker died, Ray cannot run: nothing was written
         raise fail(str(e), 1) from None
-    except KeyboardInterrupt:
-        left = ("the earlier dataset there is untouched" if out.is_dir() and any(out.iterdir())
-                else f"nothing was written to {out}")
-        drawn = f" after {bar.drawn} of {num} were drawn" if bar.drawn < num else ""
-        raise interrupted(f"sampling {num} samples of {alg.name} at n={length} stopped"
-                          f"{drawn}; {left}; run `{shlex.join(words)}` again to start "
-                          "over") from None
     except RuntimeFault as f:
         print(f.diagnostic.concise_block(), file=sys.stderr)
         raise typer.Exit(1) from None
