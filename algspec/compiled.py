@@ -9,6 +9,7 @@ import numpy as np
 
 from algspec import ir
 from algspec.diagnostics import RuntimeFault
+from algspec.edge_lists import EdgeLists
 from algspec.generators import GENERATORS, draw_inputs, pointer_range_problem
 from algspec.interp import ActivityObserver, Trajectories
 from algspec.interp import run as run_program
@@ -96,13 +97,17 @@ class CompiledAlgorithm:
 
     # ------------------------------------------------------------ execution
     def generate(self, n: int, batch_size: int, rng: np.random.Generator | int | None = None,
-                 **params: Any) -> dict[str, np.ndarray]:
-        """Draw the primary inputs of `batch_size` samples of size n."""
+                 edges: str = "dense", **params: Any) -> dict[str, np.ndarray]:
+        """Draw the primary inputs of `batch_size` samples of size n.
+
+        `edges="sparse"`: edge inputs whose generators draw edge lists come as
+        `edge_lists.EdgeLists` (the same values and random stream as the dense draw).
+        """
         rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
         requests = {name: (self.ir.decl(name).generator.name, ps)
                     for name, ps in self.generator_params(**params).items()}
         try:
-            drawn = draw_inputs(requests, rng, batch_size, n)  # joint generators share a draw
+            drawn = draw_inputs(requests, rng, batch_size, n, edges)  # joint ones share a draw
         except ValueError as e:
             name = getattr(e, "input_name", None)
             if name is None:
@@ -146,7 +151,7 @@ class CompiledAlgorithm:
                     f"{d.loc.value} axis at n = {n}, but the file has N = {N} nodes; {need}",
                     d.span, 0, path=self.ir.path)
             try:  # an override (`--param c.high=5` on categorical(3)) may draw what cannot fit
-                check_input_values(d, np.asarray(x), N)
+                check_input_values(d, x.values if isinstance(x, EdgeLists) else np.asarray(x), N)
             except ValueError as e:
                 raise GeneratorFault("E110", f"generator `{d.generator.name}` (with these "
                                      f"parameters) drew a value the type cannot hold: {e}",
@@ -154,15 +159,19 @@ class CompiledAlgorithm:
 
     def run(self, inputs: dict[str, np.ndarray], n: int | None = None,
             observer: ActivityObserver | None = None, dtype=np.float32,
-            batch_size: int | None = None, rand_keys: np.ndarray | None = None) -> Trajectories:
+            batch_size: int | None = None, rand_keys: np.ndarray | None = None,
+            edges: str = "dense") -> Trajectories:
         """Execute on a batch of primary inputs (leading batch axis).
 
         `batch_size` is only needed when the algorithm has no generated inputs;
-        `rand_keys` (one uint64 per sample) key `rand()` besides the inputs.
+        `rand_keys` (one uint64 per sample) key `rand()` besides the inputs;
+        `edges="sparse"` stores edge probes as `edge_lists.EdgeLists` where they are zero
+        off the interconnection graph (`interp.edge_storage`).
         """
         if n is None:
             n = self._infer_n(inputs, batched=True)
-        return run_program(self.ir, inputs, n, observer, dtype, batch_size, rand_keys)
+        return run_program(self.ir, inputs, n, observer, dtype, batch_size, rand_keys,
+                           edges=edges)
 
     @property
     def uses_rand(self) -> bool:
@@ -171,18 +180,20 @@ class CompiledAlgorithm:
                    for e in ir.statement_exprs(s) for x in ir.walk_expr(e))
 
     def sample(self, n: int, batch_size: int, seed: np.random.Generator | int | None = None,
-               observer: ActivityObserver | None = None, **params: Any) -> Trajectories:
+               observer: ActivityObserver | None = None, edges: str = "dense",
+               **params: Any) -> Trajectories:
         """Generate inputs and run them: a batch of trajectories in CLRS encoding.
 
         A program that draws `rand()` gets one rand key per sample, drawn from the
         same stream after the inputs (so the inputs are those of a program without
         `rand()`): its draws depend on the seed and the sample's place in the stream,
         not on its inputs alone. The keys travel in `Trajectories.rand_keys`.
+        `edges="sparse"`: edge data drawn and stored as edge lists (`run`, `generate`).
         """
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-        inputs = self.generate(n, batch_size, rng, **params)
+        inputs = self.generate(n, batch_size, rng, edges=edges, **params)
         return self.run(inputs, n, observer, batch_size=batch_size,
-                        rand_keys=self.draw_rand_keys(rng, batch_size))
+                        rand_keys=self.draw_rand_keys(rng, batch_size), edges=edges)
 
     def draw_rand_keys(self, rng: np.random.Generator, batch_size: int) -> np.ndarray | None:
         """One rand key per sample from `rng` (None for a program without `rand()`)."""
@@ -351,28 +362,31 @@ class CompiledAlgorithm:
 
     # ------------------------------------------------------------ consumers
     def sampler(self, length: int, num_samples: int = -1, seed: int | None = None,
-                *, jobs: int = 1, **params: Any):
+                *, jobs: int = 1, edges: str = "dense", **params: Any):
         """A `clrs.Sampler`-compatible sampler whose `next(B)` is a `clrs.Feedback`
         (imports dm-clrs, hence tensorflow). Where dm-clrs is not installed, the same
         sampler (same seed, same batches) returning algspec's own `Feedback`
         (`algspec.sampling.BatchSampler`, `algspec.feedback`). `jobs` > 1 draws a
-        fixed dataset (`num_samples` > 0) in that many processes: the same samples."""
+        fixed dataset (`num_samples` > 0) in that many processes: the same samples.
+        `edges="sparse"` holds edge data as edge lists (large sparse graphs); the
+        batches are the same (dm-clrs's densified, algspec's as `EdgeLists`)."""
         self.generator_params(**params)  # fail early on unknown parameters
         try:
             from algspec.clrs_bridge.sampler import AlgspecSampler as cls
         except ImportError:  # no dm-clrs (or no TensorFlow under it)
             from algspec.sampling import BatchSampler as cls
         return cls(self, self.spec, num_samples, seed=seed, length=length, jobs=jobs,
-                   **params)
+                   edges=edges, **params)
 
     def batch_sampler(self, length: int, num_samples: int = -1, seed: int | None = None,
-                      *, jobs: int = 1, **params: Any):
+                      *, jobs: int = 1, edges: str = "dense", **params: Any):
         """The sampler of `sampler`, returning algspec's own `Feedback`, never importing
-        dm-clrs or TensorFlow (what algspec's training backend reads)."""
+        dm-clrs or TensorFlow (what algspec's training backend reads); `edges="sparse"`:
+        edge data as `EdgeLists` in its data points."""
         from algspec.sampling import BatchSampler
         self.generator_params(**params)
         return BatchSampler(self, self.spec, num_samples, seed=seed, length=length, jobs=jobs,
-                            **params)
+                            edges=edges, **params)
 
     def static_efficiency(self):
         from algspec.efficiency.analysis import analyse

@@ -6,6 +6,10 @@ same field names and meaning, so code written for one reads the other, and
 they need neither dm-clrs nor TensorFlow (nor JAX: `algspec.nn` registers
 `DataPoint` as a pytree when it is imported). `from_clrs`/`to_clrs` convert
 whole batches; `to_clrs` imports dm-clrs.
+
+A datum's `data` may be `algspec.edge_lists.EdgeLists` (edge data held at each
+sample's edges, `edges="sparse"`): it has the dense array's shape and dtype, and
+`np.asarray` densifies it. `to_clrs` densifies, since dm-clrs's models read N x N.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
+
+from algspec.edge_lists import EdgeLists, densified
 
 
 class DataPoint:
@@ -85,11 +91,13 @@ def _node_count(traj: Any) -> int | None:
 
 
 def feedback_of(traj: Any, dtype: Any = None, *, data_point: Any = DataPoint,
-                features: Any = Features, feedback: Any = Feedback) -> Any:
+                features: Any = Features, feedback: Any = Feedback,
+                densify: bool = False) -> Any:
     """The probes of batched trajectories (`algspec.interp.Trajectories`) as a Feedback,
     in dm-clrs's order and layout: algspec's classes, or dm-clrs's when given theirs.
 
     Arrays are shared with `traj`, not copied, unless `dtype` asks for a cast.
+    Edge lists stay edge lists (their dense shape is checked) unless `densify`.
     Shapes are checked against the spec, so a malformed trajectory fails here,
     with the probe's name, rather than deep inside a jitted model.
     """
@@ -106,7 +114,7 @@ def feedback_of(traj: Any, dtype: Any = None, *, data_point: Any = DataPoint,
         source = {"input": traj.inputs, "output": traj.outputs, "hint": traj.hints}[stage]
         if name not in source:
             raise ValueError(f"trajectories lack the {stage} '{name}' declared in the spec")
-        data = np.asarray(source[name]) if dtype is None else np.asarray(source[name], dtype)
+        data = _data(source[name], dtype, densify)
         if stage == "hint":
             if steps is None:
                 steps = data.shape[0]
@@ -119,6 +127,13 @@ def feedback_of(traj: Any, dtype: Any = None, *, data_point: Any = DataPoint,
         raise ValueError(f"a length ({lengths.max():g}) exceeds the {steps} hint frames")
     feats = features(inputs=staged["input"], hints=staged["hint"], lengths=lengths)
     return feedback(features=feats, outputs=staged["output"])
+
+
+def _data(x: Any, dtype: Any, densify: bool) -> Any:
+    """A probe's array (edge lists kept, unless `densify`), cast to `dtype` if given."""
+    if isinstance(x, EdgeLists) and not densify:
+        return x if dtype is None or x.dtype == np.dtype(dtype) else x.astype(dtype)
+    return densified(x, dtype)
 
 
 def _point(dp: Any) -> DataPoint:
@@ -136,7 +151,8 @@ def from_clrs(feedback: Any) -> Feedback:
 def _clrs_point(dp: Any) -> Any:
     import clrs
 
-    return clrs.DataPoint(name=dp.name, location=dp.location, type_=dp.type_, data=dp.data)
+    data = dp.data.dense() if isinstance(dp.data, EdgeLists) else dp.data  # models read N x N
+    return clrs.DataPoint(name=dp.name, location=dp.location, type_=dp.type_, data=data)
 
 
 def to_clrs_features(features: Any) -> Any:

@@ -196,10 +196,16 @@ def sample(
     address: Annotated[str | None, typer.Option(
         help="Ray cluster address (e.g. auto, ray://head:10001) [default: start a local one].")
     ] = None,
+    edges: Annotated[str, typer.Option(
+        help="How edge data are stored: dense (N x N arrays per sample) or sparse (one value "
+        "per edge of each sample's graph, the graph once; for large sparse graphs, where "
+        "N x N is mostly zeros). Loading gives the same arrays either way.")] = "dense",
 ) -> None:
     """Write K samples of size N as .npz with a manifest (reproducible byte for byte)."""
     if length < 1 or num < 1:
         raise fail("--length and --num must be positive")
+    if edges not in ("dense", "sparse"):
+        raise fail(f"unknown --edges {edges!r}; use dense or sparse")
     _check_sample_launcher(launcher, address)
     alg = load_or_exit(file)  # the input's mistakes first, then the output's
     check_out_folder(out)
@@ -218,6 +224,7 @@ def sample(
     words += ["--jobs", str(jobs)] if jobs != 1 else []
     words += ["--launcher", launcher] if launcher != "local" else []
     words += ["--address", address] if address else []
+    words += ["--edges", edges] if edges != "dense" else []
     from algspec.process.memory_budget import TooLarge
     from algspec.process.output_files import check_target, claim
     from algspec.sampling.jobs import SampleJobsError
@@ -237,7 +244,8 @@ def sample(
         with reported(stopped), claim(out), \
                 _SampleProgress(progress_wanted(progress), num, out) as bar:
             path = export(alg, out, length, num, seed, params, overwrite=overwrite,
-                          progress=bar.update, jobs=jobs, launcher=launcher, address=address)
+                          progress=bar.update, jobs=jobs, launcher=launcher, address=address,
+                          edges=edges)
     except TooLarge as e:  # known from the first chunk: nothing was written
         raise fail(str(e), 1) from None
     except SampleJobsError as e:  # a worker died, Ray cannot run: nothing was written

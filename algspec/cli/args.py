@@ -259,7 +259,10 @@ def reported(describe: Callable[[KeyboardInterrupt | None], str],
              mistakes: tuple[type[Exception], ...] = ()) -> Iterator[None]:
     """Run a command's work; a Ctrl-C (or an exception it caused: `caused_by_interrupt`)
     prints `interrupted: {describe(exc)}` and exits with status 130. An exception of a
-    type in `mistakes` that no Ctrl-C caused is the user's: one `error:` line, exit 2."""
+    type in `mistakes` that no Ctrl-C caused is the user's: one `error:` line, exit 2.
+    The work starts with no Ctrl-C remembered (an earlier command in the same process may
+    have been stopped; this one's would have raised before it got here)."""
+    INTERRUPT.seen = INTERRUPT.reported = False
     try:
         yield
     except KeyboardInterrupt as exc:

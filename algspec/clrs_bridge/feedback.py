@@ -56,7 +56,8 @@ def _trajectories_class() -> Any:
 def to_feedback(traj: TrajectoriesLike, dtype: Any = None) -> Any:
     """A `clrs.Feedback` with the probes of `traj`, in dm-clrs's order and layout.
 
-    Arrays are shared with `traj`, not copied, unless `dtype` asks for a cast.
+    Arrays are shared with `traj`, not copied, unless `dtype` asks for a cast; edge
+    lists (`edges="sparse"`) are made dense, as dm-clrs's models read N x N.
     Shapes are checked against the spec (`algspec.feedback.feedback_of`), so a
     malformed trajectory fails here, with the probe's name, rather than deep
     inside a jitted model.
@@ -64,7 +65,7 @@ def to_feedback(traj: TrajectoriesLike, dtype: Any = None) -> Any:
     import clrs
 
     return feedback_of(traj, dtype, data_point=clrs.DataPoint, features=clrs.Features,
-                       feedback=clrs.Feedback)
+                       feedback=clrs.Feedback, densify=True)
 
 
 def batch_probes(

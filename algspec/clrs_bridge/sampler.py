@@ -3,7 +3,8 @@
 It is `algspec.sampling.BatchSampler` (batched sampling, dm-clrs's `Sampler`
 semantics) whose batches are `clrs.Feedback`, so dm-clrs's models,
 `process_permutations`, `process_random_pos` and the rest accept its output
-unchanged. One seed gives the same batches as `BatchSampler`.
+unchanged. One seed gives the same batches as `BatchSampler`; with `edges="sparse"`
+the set is held as edge lists and each batch is made dense here (`to_feedback`).
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from algspec.edge_lists import EdgeLists
 from algspec.generators import families, graphs, joint, sequences
 from algspec.generators.base import Domain, Generator, Location, ParamValue, _validate
 from algspec.generators.fit import check_declared_type as _check_fit
@@ -73,21 +74,35 @@ def check_declared_type(gen: Generator | str, loc: str, clrs_type: str | None,
     return _check_fit(g, loc, clrs_type, categories, params, GENERATORS)
 
 
+EDGE_MODES = ("dense", "sparse")
+
+
 def draw_inputs(requests: Mapping[str, tuple[str, Mapping[str, Any]]],
-                rng: np.random.Generator, batch: int, n: int) -> dict[str, np.ndarray]:
+                rng: np.random.Generator, batch: int, n: int,
+                edges: str = "dense") -> dict[str, np.ndarray | EdgeLists]:
     """Draw the inputs `{name: (generator, params)}` of `batch` samples of size n.
 
     Inputs are drawn in order from one stream.  Inputs whose generators are
     fields of one group (`interval_start`/`interval_finish`, ...) and have
     equal parameters share one joint draw, made when the first is reached.
+
+    `edges="sparse"`: an edge input whose generator draws edge lists at its
+    parameters (`Generator.sparse`, `dense_reason`) comes as `EdgeLists` over its
+    nonzero entries, never N x N; the stream is consumed exactly as by the dense
+    draw, so `np.asarray` of it is the dense draw's bytes and later inputs are
+    unchanged.  Every other input is the same dense array as with "dense".
     """
-    out: dict[str, np.ndarray] = {}
+    if edges not in EDGE_MODES:
+        raise ValueError(f"edges must be one of {', '.join(EDGE_MODES)}, got {edges!r}")
+    out: dict[str, np.ndarray | EdgeLists] = {}
     joint_draws: dict[tuple[str, str], dict[str, np.ndarray]] = {}
     for name, (gen_name, params) in requests.items():
         gen = GENERATORS[gen_name]
         try:
             if gen.group is None:
-                out[name] = gen.sample(rng, batch, n, **params)
+                drawn = (gen.sample_sparse(rng, batch, n, **params)
+                         if edges == "sparse" and gen.location == "edge" else None)
+                out[name] = gen.sample(rng, batch, n, **params) if drawn is None else drawn
                 continue
             resolved = gen.resolve_at(params, batch, n)
             key = (gen.group, repr(sorted(resolved.items())))
@@ -159,6 +174,6 @@ CLRS_INPUTS: dict[str, dict[str, tuple[str, dict[str, ParamValue]]]] = {
     "graham_scan": _HULL, "jarvis_march": _HULL,
 }
 
-__all__ = ["CLRS_INPUTS", "GENERATORS", "Domain", "Generator", "Location", "ParamValue",
-           "check_declared_type", "community_blocks", "draw_inputs", "is_expr", "jsonable",
-           "markdown_table", "param_text", "pointer_range_problem", "validate_params"]
+__all__ = ["CLRS_INPUTS", "EDGE_MODES", "GENERATORS", "Domain", "Generator", "Location",
+           "ParamValue", "check_declared_type", "community_blocks", "draw_inputs", "is_expr",
+           "jsonable", "markdown_table", "param_text", "pointer_range_problem", "validate_params"]

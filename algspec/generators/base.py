@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from algspec.edge_lists import EdgeGraph, EdgeLists
 from algspec.generators.params import at_size, describe, expr_dtype, is_expr, text
 
 ParamValue = float | int | bool | str
@@ -111,6 +112,13 @@ class Generator:
     bounds: Callable[[int, Params], tuple[int, int]] | None = field(repr=False, default=None)
     # What it draws with its parameters as written (`integers in [0, n)`), for messages.
     shown: Callable[[Params], str] | None = field(repr=False, default=None)
+    # Edge generators: `sparse(rng, batch, n, **params)` draws the same graphs as
+    # `EdgeLists` (float64, over the nonzero pattern), consuming the random stream exactly
+    # as `draw` does, so that densifying gives `draw`'s bytes and later draws are unchanged;
+    # it never holds more than one sample's n x n. `dense_only` says why a draw is dense:
+    # a reason (no `sparse`), or a function of the resolved parameters giving one or None.
+    sparse: Callable[..., EdgeLists] | None = field(repr=False, default=None)
+    dense_only: str | Callable[[Params], str | None] = field(repr=False, default="")
 
     def resolve(self, params: Mapping[str, Any]) -> Params:
         """Defaults overridden by `params`; raises ValueError on bad parameters."""
@@ -162,6 +170,27 @@ class Generator:
         out = np.asarray(out, dtype=np.float64)
         expected = self.shape(batch, n, resolved)
         assert out.shape == expected, (self.name, out.shape, expected)
+        return out
+
+    def dense_reason(self, params: Params) -> str | None:
+        """Why a draw at these resolved parameters is a dense array; None: `sparse` draws it."""
+        if self.location != "edge" or self.group is not None:
+            return "only a single edge generator draws edge lists"
+        if self.sparse is None:
+            return self.dense_only or "no edge-list draw"  # type: ignore[return-value]
+        return self.dense_only(params) if callable(self.dense_only) else None
+
+    def sample_sparse(self, rng: np.random.Generator, batch: int, n: int,
+                      **params: Any) -> EdgeLists | None:
+        """`sample` as edge lists (the same values and random stream); None, having drawn
+        nothing, where `dense_reason` gives a reason."""
+        resolved = self.resolve_at(params, batch, n)
+        if self.dense_reason(resolved) is not None:
+            return None
+        out = self.sparse(rng, batch, n, **resolved)  # type: ignore[misc]
+        expected = self.shape(batch, n, resolved)
+        assert isinstance(out, EdgeLists) and not out.frames and out.dtype == np.float64 \
+            and out.shape == expected, (self.name, out, expected)
         return out
 
 
@@ -275,6 +304,81 @@ def bernoulli(rng: np.random.Generator, p: Any, shape: tuple[int, ...]) -> np.nd
     if np.ndim(p) == 0:
         return rng.random(shape) < p
     return rng.random(shape) < np.reshape(p, (-1,) + (1,) * (len(shape) - 1))
+
+
+def edge_lists(batch: int, n: int, sample: np.ndarray, senders: np.ndarray,
+               receivers: np.ndarray, values: np.ndarray | float = 1.0) -> EdgeLists:
+    """The [batch, n, n] float64 array that writing `values` at (sample, sender, receiver)
+    in order into zeros gives (a pair written twice keeps its last value), as edge lists
+    over its nonzero entries, in C order."""
+    sample, senders, receivers = (np.asarray(a, np.int64).reshape(-1)
+                                  for a in (sample, senders, receivers))
+    values = np.broadcast_to(np.asarray(values, np.float64), sample.shape)
+    key, order = _sorted_writes((sample * n + senders) * n + receivers, batch * n * n)
+    last = np.ones(key.size, dtype=bool)
+    last[:-1] = key[1:] != key[:-1]
+    order, key = order[last], key[last]
+    values = values[order]
+    nonzero = (values != 0) | np.signbit(values)  # -0.0 stays: densifying keeps its bytes
+    key, values = key[nonzero], values[nonzero]
+    b, rest = np.divmod(key, n * n)
+    i, j = np.divmod(rest, n)
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(b, minlength=batch))])
+    return EdgeLists(EdgeGraph(n, offsets, i, j), np.ascontiguousarray(values))
+
+
+def _sorted_writes(key: np.ndarray, keys: int) -> tuple[np.ndarray, np.ndarray]:
+    """`key` sorted, and the order that sorts it stably (equal keys in write order).
+
+    Key and write index packed in one int64 and sorted by value where they fit: several
+    times faster than a stable argsort.
+    """
+    bits = int(key.size).bit_length()
+    if int(keys).bit_length() + bits > 62:
+        order = np.argsort(key, kind="stable")
+        return key[order], order
+    packed = np.sort((key << bits) | np.arange(key.size, dtype=np.int64))
+    return packed >> bits, packed & ((1 << bits) - 1)
+
+
+class EdgeWrites:
+    """A drawn graph as its writes into a zero [batch, n, n] float64 array, in order: one
+    draw behind both the dense array (`dense`) and its edge lists (`edge_lists`)."""
+
+    def __init__(self, batch: int, n: int,
+                 writes: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | float]]
+                 ) -> None:
+        self.batch, self.n, self.writes = batch, n, writes
+
+    def dense(self) -> np.ndarray:
+        out = np.zeros((self.batch, self.n, self.n))  # untouched pages stay lazy
+        for b, u, v, w in self.writes:
+            out[b, u, v] = w
+        return out
+
+    def edge_lists(self) -> EdgeLists:
+        kinds = (np.int64, np.int64, np.int64, np.float64)
+        each = [np.broadcast_arrays(*(np.asarray(x, t) for x, t in zip(write, kinds, strict=True)))
+                for write in self.writes]
+        b, u, v, w = (np.concatenate([x[k].reshape(-1) for x in each] + [np.zeros(0, t)])
+                      for k, t in enumerate(kinds))
+        return edge_lists(self.batch, self.n, b, u, v, w)
+
+
+def nonzero_only(x: EdgeLists) -> EdgeLists:
+    """`x` without the edges whose value came out 0.0 (a weight of exactly `low` = 0)."""
+    zero = (x.values == 0) & ~np.signbit(x.values)
+    if not zero.any():
+        return x
+    g = x.graph
+    return edge_lists(g.batch_size, g.n, g.sample, g.senders, g.receivers, x.values)
+
+
+def inverse_perms(perm: np.ndarray) -> np.ndarray:
+    """inv[b, perm[b, i]] = i: where `permute_nodes` moves node u of sample b (to inv[b, u])."""
+    inv = np.empty_like(perm)
+    inv[np.arange(perm.shape[0])[:, None], perm] = np.arange(perm.shape[1])
+    return inv
 
 
 def random_perms(rng: np.random.Generator, batch: int, n: int) -> np.ndarray:

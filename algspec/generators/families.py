@@ -4,12 +4,13 @@ Each family first builds its undirected edges as a list (sample, u, v), each
 edge once, in an order that reveals the structure (a grid row by row, a path
 in order); `_assemble` then relabels the nodes of every sample by its own
 uniform permutation (`random_perms`, as `permute_nodes` does for matrices),
-orients the edges when directed, draws the weights and writes the [B, n, n]
-matrix.  Everything random comes from the `rng` passed in, drawn in a fixed
-order, so a seed gives the same bytes on every machine: the only floating
-point beyond uniform draws is `sqrt(dx * dx + dy * dy)` (exactly rounded)
-for Euclidean Delaunay weights, and scipy's Delaunay is deterministic on
-given points.
+orients the edges when directed, draws the weights and returns the writes of
+the [B, n, n] matrix (`EdgeWrites`), which each generator gives as the matrix
+(`draw`) or as edge lists (`sparse`, the same draw).  Everything random comes
+from the `rng` passed in, drawn in a fixed order, so a seed gives the same
+bytes on every machine: the only floating point beyond uniform draws is
+`sqrt(dx * dx + dy * dy)` (exactly rounded) for Euclidean Delaunay weights,
+and scipy's Delaunay is deterministic on given points.
 
 Options common to every family (`COMMON`):
 
@@ -38,8 +39,10 @@ from typing import Any
 
 import numpy as np
 
+from algspec.edge_lists import EdgeLists
 from algspec.generators.base import (
     Domain,
+    EdgeWrites,
     Generator,
     Params,
     check_all,
@@ -75,8 +78,8 @@ def _complete(batch: int, n: int) -> Edges:
 
 def _assemble(rng: np.random.Generator, batch: int, n: int, edges: Edges, *, directed: bool,
               acyclic: bool, self_loops: bool, weighted: bool, low: float, high: float,
-              lengths: np.ndarray | None = None) -> np.ndarray:
-    """Relabel, orient, weight and write the edges as a [batch, n, n] matrix.
+              lengths: np.ndarray | None = None) -> EdgeWrites:
+    """Relabel, orient and weight the edges: the writes of the [batch, n, n] matrix.
 
     `lengths`: the weight of each edge (Euclidean Delaunay) instead of U[low, high).
     Draws, in order: the permutations, the orientation coins (directed, not
@@ -91,18 +94,17 @@ def _assemble(rng: np.random.Generator, batch: int, n: int, edges: Edges, *, dir
         else:
             flip = rng.random(b.size) < 0.5
             u, v = np.where(flip, v, u), np.where(flip, u, v)
-    out = np.zeros((batch, n, n))  # float64 as `sample` returns it; untouched pages stay lazy
     if weighted:
         w = lengths if lengths is not None else rng.uniform(low, high, size=b.size)
     else:
         w = 1.0
-    out[b, u, v] = w
-    if not directed:
-        out[b, v, u] = w
+    # The matrix's writes in order: (u, v), (v, u) when undirected, then the loops.
+    writes = [(b, u, v, w)] + ([] if directed else [(b, v, u, w)])
     if self_loops:
         i = np.arange(n)
-        out[:, i, i] = rng.uniform(low, high, size=(batch, n)) if weighted else 1.0
-    return out
+        loops = rng.uniform(low, high, size=(batch, n)) if weighted else 1.0
+        writes.append((np.arange(batch)[:, None], i[None, :], i[None, :], loops))
+    return EdgeWrites(batch, n, writes)
 
 
 def _connected(batch: int, n: int, edges: Edges) -> np.ndarray:
@@ -160,7 +162,7 @@ def _sparse_er_edges(rng: np.random.Generator, batch: int, n: int, degree: float
 
 
 def _sparse_erdos_renyi(rng: np.random.Generator, batch: int, n: int, *, degree: float,
-                        **common: Any) -> np.ndarray:
+                        **common: Any) -> EdgeWrites:
     return _assemble(rng, batch, n, _sparse_er_edges(rng, batch, n, degree), **common)
 
 
@@ -255,7 +257,7 @@ def _ws_edges(rng: np.random.Generator, batch: int, n: int, k: int, beta: float,
 
 
 def _watts_strogatz(rng: np.random.Generator, batch: int, n: int, *, k: int, beta: float,
-                    connected: bool, **common: Any) -> np.ndarray:
+                    connected: bool, **common: Any) -> EdgeWrites:
     return _assemble(rng, batch, n, _ws_edges(rng, batch, n, k, beta, connected), **common)
 
 
@@ -295,7 +297,7 @@ def delaunay_edges(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _delaunay(rng: np.random.Generator, batch: int, n: int, *, weights: str, weighted: bool,
-              **common: Any) -> np.ndarray:
+              **common: Any) -> EdgeWrites:
     pts = uniform_points(rng, batch, n)
     found = [delaunay_edges(p) for p in pts]
     b = np.repeat(np.arange(batch), [len(u) for u, _ in found])
@@ -327,11 +329,11 @@ def _grid_edges(batch: int, n: int, cols: int) -> Edges:
     return _same_each(batch, np.concatenate([right, down]), np.concatenate([right + 1, down + c]))
 
 
-def _grid(rng: np.random.Generator, batch: int, n: int, *, cols: int, **common: Any) -> np.ndarray:
+def _grid(rng: np.random.Generator, batch: int, n: int, *, cols: int, **common: Any) -> EdgeWrites:
     return _assemble(rng, batch, n, _grid_edges(batch, n, cols), **common)
 
 
-def _path(rng: np.random.Generator, batch: int, n: int, **common: Any) -> np.ndarray:
+def _path(rng: np.random.Generator, batch: int, n: int, **common: Any) -> EdgeWrites:
     i = np.arange(max(n - 1, 0))
     return _assemble(rng, batch, n, _same_each(batch, i, i + 1), **common)
 
@@ -382,7 +384,7 @@ def _ba_edges(rng: np.random.Generator, batch: int, n: int, m: int) -> Edges:
 
 
 def _barabasi_albert(rng: np.random.Generator, batch: int, n: int, *, m: int,
-                     **common: Any) -> np.ndarray:
+                     **common: Any) -> EdgeWrites:
     return _assemble(rng, batch, n, _ba_edges(rng, batch, n, m), **common)
 
 
@@ -416,7 +418,7 @@ def _prufer_edges(rng: np.random.Generator, batch: int, n: int) -> Edges:
     return _edges(np.repeat(np.arange(batch), n - 1), us, vs)
 
 
-def _uniform_tree(rng: np.random.Generator, batch: int, n: int, **common: Any) -> np.ndarray:
+def _uniform_tree(rng: np.random.Generator, batch: int, n: int, **common: Any) -> EdgeWrites:
     return _assemble(rng, batch, n, _prufer_edges(rng, batch, n), **common)
 
 
@@ -469,11 +471,20 @@ _COMMON_DOC = ("directed: each edge one random orientation (acyclic: from lower 
                "randomly relabelled.")
 
 
-def _family_generator(name: str, draw: Any, doc: str, params: Mapping[str, Any],
+def _as(writes: Any, make: str) -> Any:
+    """A family's draw of `EdgeWrites` as one of its forms (`dense`, `edge_lists`)."""
+    def draw(rng: np.random.Generator, batch: int, n: int, **params: Any) -> Any:
+        return getattr(writes(rng, batch, n, **params), make)()
+
+    return draw
+
+
+def _family_generator(name: str, writes: Any, doc: str, params: Mapping[str, Any],
                       *checks: Any, names: Mapping[str, tuple[str, ...]] | None = None
                       ) -> Generator:
     return Generator(name=name, location="edge", defaults={**params, **COMMON},
-                     doc=f"{doc} {_COMMON_DOC}", draw=draw,
+                     doc=f"{doc} {_COMMON_DOC}", draw=_as(writes, "dense"),
+                     sparse=_as(writes, "edge_lists"),
                      check=check_all(check_common, *checks), domain=_domain,
                      names=dict(names or {}))
 
@@ -589,4 +600,13 @@ def draw_family(rng: np.random.Generator, batch: int, n: int, family: str,
     (`PASSED_ON`) that generator has."""
     gen = FAMILIES[family].generator
     return gen.draw(rng, batch, n, **gen.resolve(
+        {k: v for k, v in options.items() if k in gen.defaults}))
+
+
+def family_edge_lists(rng: np.random.Generator, batch: int, n: int, family: str,
+                      **options: Any) -> EdgeLists:
+    """`draw_family` as edge lists (the same random stream)."""
+    gen = FAMILIES[family].generator
+    assert gen.sparse is not None, gen.name
+    return gen.sparse(rng, batch, n, **gen.resolve(
         {k: v for k, v in options.items() if k in gen.defaults}))

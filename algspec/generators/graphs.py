@@ -7,6 +7,10 @@ weights and connectivity, for the parallel algorithms.  Both take a
 `family` (`algspec.generators.families.FAMILIES`): `er`, their own law, by
 default (the same bytes as before the option existed), or another graph
 family, so an input's family can change with `--param A.family=delaunay`.
+
+Both also draw as edge lists (`sparse`): the same random stream, one sample's
+n x n of coins or weights at a time, keeping only the edges; `community`
+draws dense only.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from algspec.edge_lists import EdgeLists
 from algspec.generators.base import (
     Domain,
     Generator,
@@ -22,15 +27,23 @@ from algspec.generators.base import (
     bernoulli,
     check_all,
     check_prob,
+    edge_lists,
+    inverse_perms,
+    nonzero_only,
     per_sample,
     permute_nodes,
+    random_perms,
 )
 from algspec.generators.families import (
     check_family,
     draw_family,
     family_doc,
+    family_edge_lists,
     family_names,
 )
+
+# (sample, i, j) index arrays of a batch's pairs.
+Pairs = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 def _tree_edges(rng: np.random.Generator, batch: int, n: int) -> np.ndarray:
@@ -42,6 +55,64 @@ def _tree_edges(rng: np.random.Generator, batch: int, n: int) -> np.ndarray:
     child = np.tile(ranks[1:], batch)
     tree[b, parent[:, 1:].reshape(-1), child] = True
     return tree
+
+
+def _tree_pairs(rng: np.random.Generator, batch: int, n: int) -> Pairs:
+    """`_tree_edges` as pairs (the same draw)."""
+    parent = np.floor(rng.random((batch, n)) * np.arange(n)).astype(np.int64)
+    b = np.repeat(np.arange(batch), max(n - 1, 0))
+    return b, parent[:, 1:].reshape(-1), np.tile(np.arange(1, n), batch)
+
+
+def _coin_pairs(rng: np.random.Generator, batch: int, n: int, p: Any,
+                both_ways: bool = False) -> Pairs:
+    """The true pairs of `bernoulli(rng, p, (batch, n, n))` (the same stream, drawn one
+    sample's n x n at a time); `both_ways`: of it AND its transpose."""
+    found = []
+    for s in range(batch):
+        coins = rng.random((n, n)) < (p if np.ndim(p) == 0 else p[s])
+        if both_ways:
+            coins &= coins.T
+        found.append(np.nonzero(coins))
+    counts = [i.size for i, _ in found]
+    empty = np.zeros(0, np.int64)
+    return (np.repeat(np.arange(batch), counts),
+            np.concatenate([i for i, _ in found] + [empty]),
+            np.concatenate([j for _, j in found] + [empty]))
+
+
+def _cat(*parts: Pairs) -> Pairs:
+    return tuple(np.concatenate(x) for x in zip(*parts, strict=True))  # type: ignore[return-value]
+
+
+def _where(pairs: Pairs, keep: np.ndarray) -> Pairs:
+    return pairs[0][keep], pairs[1][keep], pairs[2][keep]
+
+
+def _permuted(rng: np.random.Generator, batch: int, n: int, pairs: Pairs) -> Pairs:
+    """The pairs after `permute_nodes` (the same draw): node u of sample b moves to inv[b, u]."""
+    inv = inverse_perms(random_perms(rng, batch, n))
+    b, i, j = pairs
+    return b, inv[b, i], inv[b, j]
+
+
+def _mirrored(pairs: Pairs) -> Pairs:
+    b, i, j = pairs
+    return _cat(pairs, (b, j, i))
+
+
+def _weighted(rng: np.random.Generator, graph: EdgeLists, low: float, high: float,
+              rule: Any) -> EdgeLists:
+    """`graph` with `rule(w, i, j)` at each edge, w the sample's `rng.uniform(low, high,
+    (n, n))` block of one [batch, n, n] draw (the same stream, one sample at a time)."""
+    g = graph.graph
+    out = np.empty(g.num_edges)
+    for s in range(g.batch_size):
+        w = rng.uniform(low, high, size=(g.n, g.n))
+        lo, hi = g.offsets[s], g.offsets[s + 1]
+        out[lo:hi] = rule(w, g.senders[lo:hi].astype(np.int64),
+                          g.receivers[lo:hi].astype(np.int64))
+    return nonzero_only(graph.with_values(out))
 
 
 def _symmetric_upper(x: np.ndarray) -> np.ndarray:
@@ -85,6 +156,47 @@ def _erdos_renyi(rng: np.random.Generator, batch: int, n: int, *, p: Any, direct
     return mat * (w if directed else _symmetric_upper(w))
 
 
+def _erdos_renyi_sparse(rng: np.random.Generator, batch: int, n: int, *, p: Any,
+                       directed: bool, self_loops: bool, acyclic: bool, connected: bool,
+                       weighted: bool, low: float, high: float, family: str = "er") -> EdgeLists:
+    """`_erdos_renyi` as edge lists: the same draws in the same order."""
+    if family != "er":
+        return family_edge_lists(rng, batch, n, family, directed=directed, acyclic=acyclic,
+                                 self_loops=self_loops, connected=connected,
+                                 weighted=weighted, low=low, high=high)
+    coins = _coin_pairs(rng, batch, n, per_sample(rng, p, batch))
+    if acyclic:
+        pairs = _where(coins, coins[1] < coins[2])
+        if connected:
+            pairs = _cat(pairs, _tree_pairs(rng, batch, n))
+        pairs = _permuted(rng, batch, n, pairs)
+    else:
+        pairs = coins
+        if not directed:
+            upper = _where(coins, coins[1] < coins[2])
+            pairs = _cat(_mirrored(upper), _where(coins, coins[1] == coins[2]))
+        if connected:
+            tree = _permuted(rng, batch, n, _tree_pairs(rng, batch, n))
+            pairs = _cat(pairs, tree if directed else _mirrored(tree))
+    if not self_loops:
+        pairs = _where(pairs, pairs[1] != pairs[2])
+    graph = edge_lists(batch, n, *pairs)
+    if not weighted:
+        return graph
+    if directed:
+        return _weighted(rng, graph, low, high, lambda w, i, j: w[i, j])
+    return _weighted(rng, graph, low, high, lambda w, i, j: w[
+        np.minimum(i, j), np.maximum(i, j)])  # `_symmetric_upper`
+
+
+def _negative_weights(p: Params) -> str | None:
+    """G(n, p) weights are `mat * w`, so a negative w puts -0.0 off the edges."""
+    if p["family"] == "er" and p["weighted"] and p["low"] < 0:
+        return ("weights with low < 0 leave -0.0 at the non-edges of the dense draw, which "
+                "edge lists hold as 0.0")
+    return None
+
+
 def _clrs_erdos_renyi(rng: np.random.Generator, batch: int, n: int, *, p: Any, directed: bool,
                       acyclic: bool, weighted: bool, low: float, high: float,
                       family: str = "er") -> np.ndarray:
@@ -122,6 +234,36 @@ def _clrs_erdos_renyi(rng: np.random.Generator, batch: int, n: int, *, p: Any, d
     if not directed:
         w = np.sqrt(w * w.transpose(0, 2, 1) + 1e-3)
     return mat * w
+
+
+def _clrs_erdos_renyi_sparse(rng: np.random.Generator, batch: int, n: int, *, p: Any,
+                            directed: bool, acyclic: bool, weighted: bool, low: float,
+                            high: float, family: str = "er") -> EdgeLists:
+    """`_clrs_erdos_renyi` as edge lists: the same draws in the same order."""
+    if family != "er":
+        graph = family_edge_lists(rng, batch, n, family, directed=directed, acyclic=acyclic)
+        if not weighted:
+            return graph
+        g = graph.graph
+        key = (g.sample.astype(np.int64) * n + g.senders) * n + g.receivers
+        upper = g.senders < g.receivers
+        w = rng.uniform(low, high, size=(int(upper.sum()) if not directed else key.size,
+                                         1 if directed else 2))
+        if directed:
+            return nonzero_only(graph.with_values(w[:, 0].copy()))
+        lo, hi = np.minimum(g.senders, g.receivers), np.maximum(g.senders, g.receivers)
+        at = np.searchsorted(key[upper], (g.sample.astype(np.int64) * n + lo) * n + hi)
+        return nonzero_only(graph.with_values(np.sqrt(w[:, 0] * w[:, 1] + 1e-3)[at]))
+    pairs = _coin_pairs(rng, batch, n, per_sample(rng, p, batch), both_ways=not directed)
+    if directed and acyclic:
+        pairs = _permuted(rng, batch, n, _where(pairs, pairs[1] < pairs[2]))
+    graph = edge_lists(batch, n, *pairs)
+    if not weighted:
+        return graph
+    if directed:
+        return _weighted(rng, graph, low, high, lambda w, i, j: w[i, j])
+    return _weighted(rng, graph, low, high, lambda w, i, j: np.sqrt(
+        w[i, j] * w[j, i] + 1e-3))
 
 
 def community_blocks(n: int, k: int) -> np.ndarray:
@@ -204,6 +346,7 @@ GENERATORS: list[Generator] = [
              "U[low, high), drawn once per undirected edge. "
              + family_doc("directed, acyclic, self_loops, connected (ws), weighted, low, high")),
         draw=_erdos_renyi, check=check_all(check_prob("p"), _check_er, check_family),
+        sparse=_erdos_renyi_sparse, dense_only=_negative_weights,
         domain=_weighted_domain, choice=frozenset({"p"}),
         names={"family": tuple(family_names())},
     ),
@@ -218,6 +361,7 @@ GENERATORS: list[Generator] = [
              + family_doc("directed and acyclic (no self-loops), weighted by the rule above "
                           "(undirected: sqrt(w1 * w2 + 1e-3) of two U[low, high) per edge)")),
         draw=_clrs_erdos_renyi, check=check_all(check_prob("p"), _check_clrs_er, check_family),
+        sparse=_clrs_erdos_renyi_sparse, dense_only=_negative_weights,
         domain=_weighted_domain, choice=frozenset({"p"}),
         names={"family": tuple(family_names())},
     ),
@@ -228,6 +372,8 @@ GENERATORS: list[Generator] = [
              "with self-loops, eps-noise XOR-ed inside communities and on edges from lower "
              "to higher communities only, nodes shuffled. p may be a list."),
         draw=_community, check=check_all(check_prob("p", "eps"), _check_community),
+        dense_only=("dense by design: G(n/k, p) communities at p = 0.5 hold about n^2 / (2k) "
+                    "edges, so edge lists would not be smaller"),
         domain=Domain("bool"), choice=frozenset({"p"}),
     ),
 ]

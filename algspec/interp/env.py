@@ -44,6 +44,7 @@ class Env:
         self._decls = decls if decls is not None else {d.name: d for d in prog.decls}
         # The run's bookkeeping, each kept by one module:
         self.sparse = None  # the edge index of the sparse mode (`sparse_edges`), or None
+        self.adj_graph = None  # the graph's edges as an `EdgeGraph`, once known (`edge_storage`)
         self.combined: dict | None = None  # a round's combined writes (`writes.RoundWrites`)
         self.rand_keys: np.ndarray | None = None  # per-sample draw keys, at the first draw
         self.given_rand_keys: np.ndarray | None = None  # `trace(rand_key=...)`'s, if given

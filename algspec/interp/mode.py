@@ -160,13 +160,19 @@ def describe(prog: ir.Program) -> tuple[str, str]:
                       f"{MIN_NODES} and at most {MAX_DENSITY:g} N^2 edges")
 
 
-def choose(prog: ir.Program, requested: str, N: int, adj: np.ndarray,
-           observed: bool) -> bool:
-    """Whether this run goes sparse. A measured run (an observer) is always dense."""
+def choose(prog: ir.Program, requested: str, N: int, adj: np.ndarray | None,
+           observed: bool, edge_count: np.ndarray | None = None) -> bool:
+    """Whether this run goes sparse. A measured run (an observer) is always dense.
+    `edge_count`: each sample's edges, when known without counting `adj`."""
     if observed or requested == "dense":
         return False
     if requested == "sparse":
         return True
     if N < MIN_NODES or sparse_blocker(prog) is not None:
         return False
-    return int(np.count_nonzero(adj)) <= MAX_DENSITY * adj.shape[0] * N * N
+    if edge_count is None:
+        edge_count, batch = int(np.count_nonzero(adj)), adj.shape[0]
+    else:
+        batch = len(edge_count)
+        edge_count = int(edge_count.sum())
+    return edge_count <= MAX_DENSITY * batch * N * N

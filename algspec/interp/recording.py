@@ -16,6 +16,7 @@ import numpy as np
 
 from algspec import ir
 from algspec.diagnostics import RuntimeFault
+from algspec.interp.edge_storage import input_probe
 from algspec.interp.env import Env
 from algspec.interp.probes import probe, probe_shape
 
@@ -201,7 +202,7 @@ class Recorder:
         dtype = env.dtype
         decls = self.prog.decls
         # Probes go by their CLRS spec name (`as`); private inputs are not probes.
-        inputs = {d.spec_name: probe(env, d) for d in decls
+        inputs = {d.spec_name: _input_probe(env, d) for d in decls
                   if d.stage == ir.Stage.INPUT and d.probed}
         outputs = {d.spec_name: probe(env, d) for d in decls if d.stage == ir.Stage.OUTPUT}
         return Trajectories(spec=self.prog.spec(), inputs=inputs, outputs=outputs,
@@ -280,3 +281,9 @@ def _constant_frames(v0: np.ndarray, valid: np.ndarray, dtype) -> np.ndarray:
         if ended.any():
             v[t, ended] = 0
     return v
+
+
+def _input_probe(env: Env, d: ir.DataDecl):
+    """An input's probe: at its edges when it is held there (`edge_storage.input_probe`)."""
+    held = input_probe(env, d)
+    return probe(env, d) if held is None else held

@@ -19,8 +19,11 @@ import numpy as np
 
 from algspec import ir
 from algspec.diagnostics import RuntimeFault, Span
+from algspec.edge_lists import EdgeLists
 from algspec.interp import random
 from algspec.interp.calls import call_proc, recur
+from algspec.interp.edge_storage import check_edges, dense_probes, stored_at_edges
+from algspec.interp.edge_values import EdgeState, EdgeValued, adjacency_of, adjacency_source
 from algspec.interp.env import NP_DTYPE as _NP
 from algspec.interp.env import Env
 from algspec.interp.expressions import _binop, _call
@@ -102,7 +105,7 @@ class Machine(Env):
         if batch_size is None:
             if not inputs:
                 raise ValueError(f"{prog.name} has no generated inputs: give the batch size")
-            batch_size = int(np.asarray(next(iter(inputs.values()))).shape[0])
+            batch_size = int(np.shape(next(iter(inputs.values())))[0])
         B = batch_size
         super().__init__(prog, B, n, n, np.zeros(B, dtype=np.int64), None, {}, dtype, observer)
         huge = node_count_too_large(prog, n)
@@ -117,9 +120,11 @@ class Machine(Env):
                                path=prog.path)
         self.broken: list[np.ndarray] = []
         self.pending: _Pending | None = None
+        self.state = EdgeState()
         self._load_inputs(inputs)
         self.adj = self._interconnection()
-        self.m = self.adj.sum(axis=(1, 2)).astype(np.int64)
+        self.m = self.adj_graph.counts if self.adj_graph is not None else \
+            self.adj.sum(axis=(1, 2)).astype(np.int64)
         self._init_state()
         self.sparse = sparse_index(self, mode)  # edge lists, or None: dense rounds (mode.py)
         self.recorder = Recorder(prog, self._decls, B, self._frame_bound)
@@ -157,6 +162,11 @@ class Machine(Env):
                 continue
             if d.name not in inputs and d.name not in unread:
                 raise KeyError(f"missing input `{d.name}`")
+            held = inputs.get(d.name)
+            if isinstance(held, EdgeLists) and self._holds_at_edges(d, held):
+                check_input_values(d, held.values, self.N)
+                self.state[d.name] = EdgeValued(held.graph, held.values.astype(_NP[d.dtype]))
+                continue
             x = np.asarray(inputs[d.name]) if d.name in inputs else np.zeros(
                 (self.B,) + (self.N,) * ir.rank(d.loc))
             shape = {ir.Loc.GRAPH: (self.B,), ir.Loc.NODE: (self.B, self.N),
@@ -193,9 +203,18 @@ class Machine(Env):
             for d in self.prog.decls:
                 if d.stage == ir.Stage.INPUT and (d.derived is None or d.name in inputs) and \
                         d.dtype == ir.DType.FLOAT:
+                    held = self.state.edge_valued(d.name)
+                    if held is not None:
+                        held.values = held.values.astype(self.dtype).astype(np.float64)
+                        continue
                     self.state[d.name] = self.state[d.name].astype(self.dtype).astype(np.float64)
         for d in self.prog.decls:
             if d.stage == ir.Stage.INPUT and d.derived is not None and d.name not in inputs:
+                adj = adjacency_source(d.derived)
+                src = None if adj is None else self.state.edge_valued(adj[0])
+                if src is not None:  # the graph's mask, edge by edge
+                    self.state[d.name] = adjacency_of(src, adj[1], self.B, self.N)
+                    continue
                 v = np.asarray(self.view(d.derived, d.loc))
                 if np.dtype(self.dtype).itemsize < 8 and d.dtype == ir.DType.FLOAT:
                     # Stored as float32 too: run on the stored value, so a sample replays
@@ -203,11 +222,33 @@ class Machine(Env):
                     v = v.astype(self.dtype)
                 self.state[d.name] = v.astype(_NP[d.dtype])
 
+    def _holds_at_edges(self, d: ir.DataDecl, x: EdgeLists) -> bool:
+        """Whether input `d`, given as edge lists, runs from its edge values (`edge_values`)."""
+        return d.loc == ir.Loc.EDGE and not x.frames and x.tail == () and \
+            x.shape == (self.B, self.N, self.N) and d.clrs_type in ("scalar", "mask") and \
+            d.masked is None
+
     def _interconnection(self) -> np.ndarray:
         g = self.prog.graph
         if g.mask_name is None:
             return np.ones((self.B, self.N, self.N), dtype=bool)
+        held = self.state.edge_valued(g.mask_name)
+        if held is not None:  # the edge list comes from the input, not from N x N
+            self.adj_graph = held.nonzero_graph()
+            return None  # built from the edge list when something reads it (`adj`)
         return self.state[g.mask_name].astype(bool)
+
+    @property
+    def adj(self) -> np.ndarray:
+        """The interconnection graph [B, N, N] (bool); from its edge list on first read when
+        an input gave one: the sparse mode never needs it."""
+        if self._adj is None and self.adj_graph is not None:
+            self._adj = self.adj_graph.mask()
+        return self._adj
+
+    @adj.setter
+    def adj(self, value: np.ndarray | None) -> None:
+        self._adj = value
 
     def _init_state(self) -> None:
         for d in self.prog.decls:
@@ -585,21 +626,23 @@ class Machine(Env):
 def run(prog: ir.Program, inputs: dict[str, np.ndarray], n: int,
         observer: ActivityObserver | None = None, dtype=np.float32,
         batch_size: int | None = None, rand_keys: np.ndarray | None = None,
-        mode: str | None = None) -> Trajectories:
+        mode: str | None = None, edges: str = "dense") -> Trajectories:
     """Execute `prog` on a batch of primary inputs (arrays with a leading batch axis).
 
     Probes are stored as `dtype`: float32 for samplers (as models consume them),
     float64 for `trace`, so values match dm-clrs's own probes exactly. `rand_keys`
     (uint64, one per sample) key `rand()` besides the inputs (`interp.random`).
     `mode` ("auto", "dense", "sparse"; default $ALGSPEC_INTERP_MODE or "auto") picks
-    the execution mode (`interp.mode`); both give the same bytes.
+    the execution mode (`interp.mode`); both give the same bytes. `edges="sparse"`
+    stores edge probes at the graph's edges (`interp.edge_storage`).
     """
+    check_edges(edges)
     mach = Machine(prog, inputs, n, observer, dtype, batch_size, mode)
     if rand_keys is not None:
         mach.given_rand_keys = np.broadcast_to(np.asarray(rand_keys, np.uint64), (mach.B,))
     traj = mach.run()
     traj.rand_keys = None if rand_keys is None else mach.given_rand_keys.copy()
-    return traj
+    return stored_at_edges(traj, mach) if edges == "sparse" else dense_probes(traj)
 
 
 # One rule per statement class, each `(machine, statement, lanes, rank)`

@@ -25,8 +25,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from algspec import ir
+from algspec.edge_lists import EdgeGraph
 from algspec.interp import mode as modes
 from algspec.interp.dtypes import NP_DTYPE
+from algspec.interp.edge_values import edge_valued
 from algspec.interp.empty_sets import fill_empty
 from algspec.interp.writes import check_index, commit_at
 from algspec.ir import op_int_floats as int_floats
@@ -53,23 +55,30 @@ class Segments:
 
 
 def _segments(b: np.ndarray, v: np.ndarray, u: np.ndarray, N: int) -> Segments:
-    seg = b * N + v
-    ids, starts = np.unique(seg, return_index=True)
-    return Segments(b, v, u, seg, ids, starts)
+    seg = b * N + v  # sorted: each segment's edges are one run
+    starts = np.flatnonzero(np.concatenate([[True], seg[1:] != seg[:-1]])) if seg.size else \
+        np.zeros(0, np.int64)
+    return Segments(b, v, u, seg, seg[starts], starts)
 
 
 class EdgeIndex:
     """Each sample's edges (from the interconnection graph) and what the sparse mode
     needs of them: both segment orders, [B, E] slots for snapshots, the initial edge data."""
 
-    def __init__(self, env: Env, adj: np.ndarray, confined: bool):
+    def __init__(self, env: Env, adj: np.ndarray | None, confined: bool,
+                 graph: EdgeGraph | None = None):
         B, N = env.B, env.N
         self.B, self.N = B, N
-        eb, ei, ej = np.nonzero(adj)  # C order: (b, i, j) ascending
+        if graph is not None:  # the input's edge list: C order already
+            eb = graph.sample
+            ei, ej = graph.senders.astype(np.int64), graph.receivers.astype(np.int64)
+        else:
+            eb, ei, ej = np.nonzero(adj)  # C order: (b, i, j) ascending
         self.out = _segments(eb, ei, ej, N)  # outgoing(v): adj[b, v, u]
-        o = np.lexsort((ei, ej, eb))
+        o = np.argsort((eb * N + ej) * N + ei, kind="stable")  # (b, j, i) order
         self.inc = _segments(eb[o], ej[o], ei[o], N)  # incoming(v): adj[b, u, v]
         counts = np.bincount(eb, minlength=B)
+        self._edges = (counts, ei, ej)
         first = np.concatenate([[0], np.cumsum(counts)[:-1]])
         E = max(1, int(counts.max(initial=0)))
         slot = np.arange(len(eb)) - first[eb]
@@ -81,6 +90,7 @@ class EdgeIndex:
         self.slot_valid[eb, slot] = True
         self._rows = np.arange(B)[:, None]
         self._ok: dict[int, bool] = {}
+        self.input_reads: dict[tuple, np.ndarray] = {}  # (input, scope arrays) -> values
         # Edge data snapshotted at the edges only: written along the graph's edges alone
         # (`mode.sparse_blocker` is None), so their other cells keep the initial values.
         self.snapped: set[str] = set()
@@ -90,6 +100,11 @@ class EdgeIndex:
                 if d.loc == ir.Loc.EDGE and d.stage != ir.Stage.INPUT and d.derived is None:
                     self.snapped.add(d.name)
                     self.base[d.name] = env.state[d.name].copy()
+
+    def storage_graph(self) -> EdgeGraph:
+        """The edges as `edge_lists.EdgeGraph` (C order, as stored datasets hold them)."""
+        counts, ei, ej = self._edges
+        return EdgeGraph(self.N, np.concatenate([[0], np.cumsum(counts)]), ei, ej)
 
     # ------------------------------------------------------------ snapshots
     def at_edges(self, arr: np.ndarray) -> np.ndarray:
@@ -133,9 +148,12 @@ class EdgeIndex:
 def build(env: Env, requested: str | None) -> EdgeIndex | None:
     """The edge index when this run goes sparse (`mode.choose`), else None (dense)."""
     want = modes.requested_mode(requested)
-    if not modes.choose(env.prog, want, env.N, env.adj, env.obs is not None):
+    graph = env.adj_graph
+    if not modes.choose(env.prog, want, env.N, None if graph is not None else env.adj,
+                        env.obs is not None, None if graph is None else graph.counts):
         return None
-    return EdgeIndex(env, env.adj, modes.sparse_blocker(env.prog) is None)
+    return EdgeIndex(env, None if graph is not None else env.adj,
+                     modes.sparse_blocker(env.prog) is None, graph)
 
 
 class EdgeScope:
@@ -231,12 +249,34 @@ class EdgeScope:
 
     def read(self, e: ir.Read, mask: np.ndarray) -> np.ndarray:
         env = self.env
-        arr = env.state.get(e.name)
-        if arr is None:
-            d = env.decl(e.name)
-            arr = np.ascontiguousarray(env.view(d.derived, d.loc))
-        if all(x.kind == "ivar" for x in e.indices):
-            return arr[(self.b, *(self.axes[x.axis] for x in e.indices))]
+        own = all(x.kind == "ivar" for x in e.indices)
+        key = None
+        if own and env.decl(e.name).stage == ir.Stage.INPUT and env.sparse is not None:
+            # inputs never change: each edge's value is gathered once per run and scope
+            key = (e.name, id(self.b), *(id(self.axes[x.axis]) for x in e.indices))
+            hit = env.sparse.input_reads.get(key)
+            if hit is not None:
+                return hit
+        held = edge_valued(env.state, e.name)
+        if held is not None:  # an input held at its edges (`edge_values`)
+            idx = [self.axes[x.axis] for x in e.indices] if own else \
+                self._indices(e, mask)
+            out = held.lookup(self.b, *idx)
+        else:
+            arr = env.state.get(e.name)
+            if arr is None:
+                d = env.decl(e.name)
+                arr = np.ascontiguousarray(env.view(d.derived, d.loc))
+            idx = [self.axes[x.axis] for x in e.indices] if own else \
+                self._indices(e, mask)
+            out = arr[(self.b, *idx)]
+        if key is not None:
+            env.sparse.input_reads[key] = out
+        return out
+
+    def _indices(self, e: ir.Read, mask: np.ndarray) -> list[np.ndarray]:
+        """The computed indices of a read at each edge, R101 for one out of range."""
+        env = self.env
         idx = [self.eval(x, mask) for x in e.indices]
         bad = np.zeros(1, bool)
         for i in idx:
@@ -246,7 +286,7 @@ class EdgeScope:
             if bad.any():
                 self.fault("R101", f"index out of range reading `{e.name}`", bad, e.span)
             idx = [np.clip(i, 0, env.N - 1) for i in idx]
-        return arr[(self.b, *idx)]
+        return idx
 
 
 # ---------------------------------------------------------------- aggregations

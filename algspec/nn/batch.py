@@ -10,7 +10,9 @@
 - Sparse mode: the edge list (`edges.static_graph`: edge-mask inputs, input
   pointers and the first frame's hint pointers, symmetrised, with self-loops)
   and every edge-located array gathered at its slots, so nothing N x N reaches
-  the device.
+  the device. Edge data held as edge lists (`algspec.edge_lists.EdgeLists`) are
+  read at their edges and never made N x N on the host either; dense mode makes
+  them dense arrays here.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from algspec.edge_lists import EdgeLists
 from algspec.feedback import DataPoint, Features
 from algspec.nn import edges
 from algspec.nn.graph import SparseGraph
@@ -108,7 +111,11 @@ def prepare(features: Any, outputs: Any, spec: Spec, *, sparse: bool,
     steps = time_bucket(steps) if bucket_time and steps else steps
 
     def pad(dp: Any, stage: str) -> DataPoint:
-        data = np.asarray(dp.data)
+        if sparse and isinstance(dp.data, EdgeLists):  # gathered at the slots below
+            data = dp.data.with_steps(max(steps, len(dp.data))) if stage == Stage.HINT \
+                else dp.data
+            return DataPoint(dp.name, dp.location, dp.type_, data)
+        data = np.asarray(dp.data)  # dense mode: edge lists made dense here
         lead = 2 if stage == Stage.HINT else 1
         data = _pad_nodes(data, dp.location, dp.type_, lead, extra)
         if stage == Stage.HINT:

@@ -13,7 +13,9 @@ Sparse: the same pairs as an edge list (`SparseGraph`), in two parts.
   pointer inputs, symmetrised and deduplicated, padded to a power-of-two slot
   count so that jit sees few shapes (`static_graph`). Edge-located arrays are
   gathered at these slots on the host (`gather_edges`) and predictions are
-  scattered back to `[B, N, N]` for dense metrics (`scatter_edges`).
+  scattered back to `[B, N, N]` for dense metrics (`scatter_edges`). Edge data
+  held as edge lists (`algspec.edge_lists.EdgeLists`) are read at their edges:
+  the same slots and values as from the dense arrays, with nothing N x N built.
 - Per step, under jit: the pointer edges of node pointers (`add_pointer_edges`),
   both directions, in fixed extra slots appended after the static ones; a pair
   already present is masked off, so each pair is live once. Data gathered at the
@@ -31,6 +33,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from algspec.edge_lists import EdgeLists
 from algspec.nn.data import DataPoint
 from algspec.nn.graph import Array, SparseGraph
 from algspec.nn.types import Location, Type
@@ -124,47 +127,62 @@ def slot_bucket(count: int) -> int:
     return size_bucket(max(int(count), 1))
 
 
-def static_graph(batch_size: int, nb_nodes: int, edge_masks: Sequence[np.ndarray] = (),
+def static_graph(batch_size: int, nb_nodes: int,
+                 edge_masks: Sequence[np.ndarray | EdgeLists] = (),
                  pointers: Sequence[np.ndarray] = (),
                  node_mask: np.ndarray | None = None) -> SparseGraph:
     """The static edge list (numpy): self-loops, edge masks `[B, N, N]`, pointers.
 
-    Edge masks are symmetrised (`m + m^T > 0`) and pointers (indices `[B, N]` or
+    Edge masks (dense arrays, or `EdgeLists`: then read at their edges only, nothing
+    N x N is built) are symmetrised (`m + m^T > 0`) and pointers (indices `[B, N]` or
     probabilities `[B, N, N]`) thresholded (`p + p^T > 0.5`) as in the dense
     adjacency; each pair appears once, in row-major order (sender, receiver).
     Pairs touching a padding node are left out. The slot count is the largest
     sample's pair count rounded up by `size_bucket`.
     """
-    adj = np.zeros((batch_size, nb_nodes, nb_nodes), bool)
-    diagonal = np.arange(nb_nodes)
-    adj[:, diagonal, diagonal] = True
+    nodes = np.arange(nb_nodes)
+    parts = [(np.repeat(np.arange(batch_size), nb_nodes), np.tile(nodes, batch_size),
+              np.tile(nodes, batch_size))]  # self-loops
     for m in edge_masks:  # 0/1 masks: m + m^T > 0 is "either direction"
-        present = np.asarray(m) > 0
-        adj |= present
-        adj |= np.swapaxes(present, 1, 2)
+        b, s, r = _present_pairs(m)
+        parts += [(b, s, r), (b, r, s)]
     for p in pointers:
         p = np.asarray(p)
         if p.ndim == 3:  # probabilities
             p = p.astype(np.float32)
-            adj |= (p + np.swapaxes(p, 1, 2)) > 0.5
+            parts.append(np.nonzero((p + np.swapaxes(p, 1, 2)) > 0.5))
             continue
         # indices: the pairs (i, p[i]) and (p[i], i), without an N x N matrix
         index = p.astype(np.int64)
         b, i = np.nonzero((index >= 0) & (index < nb_nodes))
-        adj[b, i, index[b, i]] = True
-        adj[b, index[b, i], i] = True
+        parts += [(b, i, index[b, i]), (b, index[b, i], i)]
+    b, s, r = (np.concatenate([np.asarray(part[k], np.int64) for part in parts])
+               for k in range(3))
     if node_mask is not None:
         real = np.asarray(node_mask) > 0
-        adj = adj & real[:, :, None] & real[:, None, :]
-    counts = adj.reshape(batch_size, -1).sum(axis=1)
+        keep = real[b, s] & real[b, r]
+        b, s, r = b[keep], s[keep], r[keep]
+    # One key per pair, sorted: sample, then sender, then receiver (row-major per sample).
+    b, rest = np.divmod(np.unique((b * nb_nodes + s) * nb_nodes + r), nb_nodes * nb_nodes)
+    s, r = np.divmod(rest, nb_nodes)
+    counts = np.bincount(b, minlength=batch_size)
     slots = slot_bucket(int(counts.max(initial=1)))
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    slot = np.arange(b.size) - starts[b]
     senders = np.zeros((batch_size, slots), np.int32)
     receivers = np.zeros((batch_size, slots), np.int32)
     mask = np.zeros((batch_size, slots), bool)
-    for b in range(batch_size):
-        s, r = np.nonzero(adj[b])
-        senders[b, :len(s)], receivers[b, :len(s)], mask[b, :len(s)] = s, r, True
+    senders[b, slot], receivers[b, slot], mask[b, slot] = s, r, True
     return SparseGraph(senders, receivers, mask)
+
+
+def _present_pairs(mask: np.ndarray | EdgeLists) -> tuple[np.ndarray, ...]:
+    """(sample, sender, receiver) of a mask's entries above 0."""
+    if isinstance(mask, EdgeLists):
+        g = mask.graph
+        on = np.asarray(mask.values) > 0
+        return g.sample[on], g.senders[on], g.receivers[on]
+    return np.nonzero(np.asarray(mask) > 0)
 
 
 def _slot_index(graph: SparseGraph) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -172,16 +190,50 @@ def _slot_index(graph: SparseGraph) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     return np.arange(s.shape[0])[:, None], s, r, m
 
 
-def gather_edges(data: np.ndarray, graph: SparseGraph, time_major: bool = False) -> np.ndarray:
+def gather_edges(data: np.ndarray | EdgeLists, graph: SparseGraph,
+                 time_major: bool = False) -> np.ndarray:
     """Edge-located data `[B, N, N, ...]` (or `[T, B, N, N, ...]`) at the slots: `[(T,) B, E, ...]`.
 
     Slot k of sample b holds `data[b, senders[b, k], receivers[b, k]]`; dead slots hold 0.
+    `EdgeLists` data are looked up at their edges (0 at a slot that is not one of them),
+    never made dense.
     """
+    if isinstance(data, EdgeLists):
+        return _gather_lists(data, graph, time_major)
     data = np.asarray(data)
     b, s, r, m = _slot_index(graph)
     out = data[:, b, s, r] if time_major else data[b, s, r]
-    live = m.reshape(m.shape + (1,) * (out.ndim - m.ndim - int(time_major)))
+    return _live_only(out, m, time_major)
+
+
+def _live_only(out: np.ndarray, live: np.ndarray, time_major: bool) -> np.ndarray:
+    live = live.reshape(live.shape + (1,) * (out.ndim - live.ndim - int(time_major)))
     return np.where(live, out, np.zeros((), out.dtype))
+
+
+def _gather_lists(data: EdgeLists, graph: SparseGraph, time_major: bool) -> np.ndarray:
+    """`gather_edges` of edge lists: each live slot's pair found among the sample's edges."""
+    if data.frames != time_major:
+        raise ValueError("hint edge lists gather time-major, inputs and outputs not")
+    g = data.graph
+    b, s, r, m = _slot_index(graph)
+    base = int(max(g.n, s.max(initial=0) + 1, r.max(initial=0) + 1))
+    keys = (g.sample.astype(np.int64) * base + g.senders) * base + g.receivers
+    order = None
+    if keys.size > 1 and np.any(keys[1:] <= keys[:-1]):  # not in C order: look up sorted
+        order = np.argsort(keys, kind="stable")
+        keys = keys[order]
+    want = (b.astype(np.int64) * base + s) * base + r
+    lead = data.values.shape[:1] if time_major else ()
+    shape = lead + want.shape + data.tail
+    if keys.size == 0:
+        return np.zeros(shape, data.dtype)
+    pos = np.minimum(np.searchsorted(keys, want), keys.size - 1)
+    found = (keys[pos] == want) & m
+    if order is not None:
+        pos = order[pos]
+    out = data.values[:, pos] if time_major else data.values[pos]
+    return _live_only(out, found, time_major)
 
 
 def scatter_edges(values: np.ndarray, graph: SparseGraph, nb_nodes: int, fill: float = 0.0,

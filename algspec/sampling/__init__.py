@@ -17,6 +17,12 @@ Behaviour mirrors `clrs.Sampler`:
   running 1000 samples one by one; here it is the `max_steps` argument, the
   algorithm's own `max_hint_steps(n, **params)` if it has one, or else one
   batched pass over `probe_samples` samples.
+
+`edges="sparse"` draws and holds edge data as `algspec.edge_lists.EdgeLists` (one value
+per edge of each sample's graph; `alg.sample(..., edges="sparse")`): the fixed dataset
+of large sparse graphs holds O(m) per edge datum, and algspec's `Feedback` carries the
+edge lists (`np.asarray(dp.data)` densifies: the very arrays of `edges="dense"`).
+`AlgspecSampler` densifies its batches, since dm-clrs's models read N x N.
 """
 
 from __future__ import annotations
@@ -27,7 +33,9 @@ from typing import Any
 
 import numpy as np
 
+from algspec.edge_lists import EdgeLists
 from algspec.feedback import feedback_of
+from algspec.interp.edge_storage import check_edges
 from algspec.interp.memory import small_pages
 from algspec.sampling.dataset import fitting_chunk, sample_dataset
 from algspec.sampling.trajectory_batches import (
@@ -35,7 +43,9 @@ from algspec.sampling.trajectory_batches import (
     hint_steps,
     pad_hints,
     replace_fields,
+    storage_kwargs,
     streams,
+    take_trajectories,
 )
 
 log = logging.getLogger(__name__)
@@ -78,15 +88,7 @@ def _check_seed(seed: Any) -> None:
 
 
 def _take(traj: TrajectoriesLike, idx: np.ndarray) -> TrajectoriesLike:
-    return replace_fields(
-        traj,
-        inputs={k: v[idx] for k, v in traj.inputs.items()},
-        outputs={k: v[idx] for k, v in traj.outputs.items()},
-        hints={k: v[:, idx] for k, v in traj.hints.items()},
-        lengths=np.asarray(traj.lengths)[idx],
-        **({"rand_keys": None if traj.rand_keys is None else traj.rand_keys[idx]}
-           if hasattr(traj, "rand_keys") else {}),
-    )
+    return take_trajectories(traj, idx)
 
 
 class BatchSampler:
@@ -98,7 +100,8 @@ class BatchSampler:
     algorithm or the runner `register` put in `clrs`'s algorithm namespace, and
     `params` are generator parameter overrides passed on to `alg.sample`. `jobs` > 1
     draws a fixed dataset in that many processes (the same samples:
-    `algspec.sampling.jobs`).
+    `algspec.sampling.jobs`). `edges="sparse"` holds edge data as edge lists (see the
+    module docstring): the same batches, densified.
 
     `last_rand_keys` holds the rand keys of the samples of the last `next()` batch
     (None for a program without `rand()`): a Feedback cannot carry them, and
@@ -125,9 +128,11 @@ class BatchSampler:
         max_steps: int | None = None,
         probe_samples: int = 1000,
         jobs: int = 1,
+        edges: str = "dense",
         **params: Any,
     ) -> None:
         alg = compiled_of(algorithm)
+        self._edges = check_edges(edges)
         if args:  # dm-clrs passes the length as the first positional sampler arg
             if length is not None or len(args) > 1:
                 raise TypeError(f"unexpected positional arguments {args!r}")
@@ -173,10 +178,11 @@ class BatchSampler:
                 ])
             else:  # the samples `algspec.sampling.dataset.export` writes for this seed
                 data = sample_dataset(alg, self._length, num_samples, self._data_rng,
-                                      self._params, chunk_size, jobs=jobs)
+                                      self._params, chunk_size, jobs=jobs, edges=edges)
             self._data: TrajectoriesLike | None = data
             self.max_steps = hint_steps(data)
-            fb = self._feedback(data)
+            # Edge lists are kept as they are here: dm-clrs's Feedback would densify the set.
+            fb = self._feedback(data) if edges == "dense" else feedback_of(data)
             self._inputs, self._hints = fb.features.inputs, fb.features.hints
             self._lengths, self._outputs = fb.features.lengths, fb.outputs
         else:
@@ -189,19 +195,22 @@ class BatchSampler:
     def _batch(self, size: int, rng: np.random.Generator | None = None) -> TrajectoriesLike:
         """`size` fresh samples, truncating float inputs first if asked to."""
         rng = self._data_rng if rng is None else rng
+        storage = storage_kwargs(self._edges)
         if not self._truncate_decimals:
-            return self._alg.sample(self._length, size, rng, **self._params)
+            return self._alg.sample(self._length, size, rng, **storage, **self._params)
         if not (hasattr(self._alg, "generate") and hasattr(self._alg, "run")):
             raise TypeError("truncate_decimals needs alg.generate and alg.run")
         scale = 10.0 ** self._truncate_decimals
-        inputs = self._alg.generate(self._length, size, rng, **self._params)
-        inputs = {
-            k: np.trunc(v * scale) / scale if np.issubdtype(np.asarray(v).dtype, np.floating) else v
-            for k, v in inputs.items()
-        }
+        inputs = self._alg.generate(self._length, size, rng, **storage, **self._params)
+        inputs = {k: _truncated(v, scale) for k, v in inputs.items()}
         keys = getattr(self._alg, "draw_rand_keys", lambda _r, _b: None)(rng, size)
-        return self._alg.run(inputs, self._length, rand_keys=keys) if keys is not None else \
-            self._alg.run(inputs, self._length)
+        return self._alg.run(inputs, self._length, rand_keys=keys, **storage) \
+            if keys is not None else self._alg.run(inputs, self._length, **storage)
+
+    @property
+    def edges(self) -> str:
+        """How edge data are held: "dense" arrays or "sparse" edge lists."""
+        return self._edges
 
     def _initial_max_steps(self, max_steps: int | None, probe_samples: int) -> int:
         if max_steps is not None:
@@ -259,3 +268,13 @@ class BatchSampler:
             traj = replace_fields(traj, hints=pad_hints(traj.hints, self.max_steps))
         self.last_rand_keys = getattr(traj, "rand_keys", None)
         return self._feedback(traj)
+
+
+def _truncated(v: Any, scale: float) -> Any:
+    """Float inputs cut to `log10(scale)` decimals (edge lists: their values)."""
+    if not np.issubdtype(v.dtype if isinstance(v, EdgeLists) else np.asarray(v).dtype,
+                         np.floating):
+        return v
+    if isinstance(v, EdgeLists):
+        return v.with_values(np.trunc(v.values * scale) / scale)
+    return np.trunc(v * scale) / scale

@@ -9,6 +9,14 @@ stream depends only on the seed and the chunk size.
 `sample_dataset` is also what the samplers use for their fixed dataset, so
 `AlgspecSampler(alg, ..., num_samples=K, seed=S, length=N)` serves exactly the
 samples `export(alg, dir, N, K, S)` writes.
+
+With `edges="sparse"` (large sparse graphs) the edge data that are zero off each
+sample's graph are stored as edge lists (`algspec.edge_lists`): the graph once per
+dataset (`edge_graph/offsets` [K + 1], `edge_graph/senders`, `edge_graph/receivers`
+[M], C order) and one value per edge for each datum (`inputs/A` [M(, k)], `hints/h`
+[T, M(, k)]); the manifest says `"edges": "sparse"` and, per such datum, its graph and
+dense shape (`"edge_lists"`). A dense dataset's files are what they always were.
+`load_dataset` densifies them unless asked for `edges="sparse"`.
 """
 
 from __future__ import annotations
@@ -25,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from algspec.edge_lists import EdgeGraph, EdgeLists
+from algspec.interp.edge_storage import check_edges
 from algspec.process import output_files
 from algspec.process.memory_budget import check_samples_fit, trajectory_bytes
 from algspec.sampling import identity
@@ -34,6 +44,7 @@ from algspec.sampling.trajectory_batches import (
     hint_steps,
     pad_hints,
     replace_fields,
+    storage_kwargs,
     streams,
 )
 from algspec.version import __version__
@@ -66,6 +77,8 @@ EDGE_ENTRIES_PER_CHUNK = 2**26
 SAMPLES_FILE = "samples.npz"
 MANIFEST_FILE = "manifest.json"
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # the earliest date a zip entry can hold
+GRAPH_ENTRY = "edge_graph"  # the edge lists' graph: `edge_graph/offsets`, ... in the npz
+_GRAPH_FIELDS = ("offsets", "senders", "receivers")
 # progress(stage, done, total): "sampling" counts samples, "writing" arrays written.
 Progress = Callable[[str, int, int], None]
 
@@ -91,6 +104,7 @@ def sample_dataset(
     jobs: int = 1,
     launcher: str = "local",
     address: str | None = None,
+    edges: str = "dense",
 ) -> Any:
     """`num_samples` trajectories of size `length`, drawn in batched chunks.
 
@@ -98,21 +112,25 @@ def sample_dataset(
     `progress("sampling", done, num_samples)` is called after each chunk.
     `jobs` > 1 draws the same set in that many processes (`algspec.sampling.jobs`:
     local ones, or Ray tasks with `launcher="ray"` on the cluster at `address`).
+    `edges="sparse"`: edge data as `EdgeLists` where they are zero off the graph
+    (`alg.sample(..., edges=)`); densified, the very arrays of `edges="dense"`.
     """
     if num_samples < 1:
         raise ValueError(f"num_samples must be >= 1, got {num_samples}")
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
     jobs = check_jobs(jobs)
+    storage = storage_kwargs(check_edges(edges))
     if not isinstance(rng, np.random.Generator):
         rng = streams(rng)[0]
     if min(jobs, num_samples) > 1 or launcher != "local":
         return sample_in_jobs(alg, length, num_samples, rng, params or {}, chunk_size, jobs,
-                              launcher=launcher, address=address, progress=progress)
+                              launcher=launcher, address=address, progress=progress,
+                              edges=edges)
     chunks = []
     for start in range(0, num_samples, chunk_size):
-        chunks.append(
-            alg.sample(length, min(chunk_size, num_samples - start), rng, **dict(params or {})))
+        chunks.append(alg.sample(length, min(chunk_size, num_samples - start), rng, **storage,
+                                 **dict(params or {})))
         if start == 0 and num_samples > chunk_size:  # refuse what cannot fit, before the rest
             check_samples_fit(trajectory_bytes(chunks[0]) / chunk_size, num_samples, length)
         if progress is not None:  # a long export says how far it got
@@ -189,6 +207,7 @@ def export(
     jobs: int = 1,
     launcher: str = "local",
     address: str | None = None,
+    edges: str = "dense",
 ) -> Path:
     """Write `num_samples` samples of size `length` to `out_dir`; return its path.
 
@@ -201,8 +220,10 @@ def export(
     given, hears how far sampling and writing got (see `Progress`). `chunk_size`
     (samples per interpreter batch, recorded in the manifest) defaults to
     `fitting_chunk(length)`. `jobs`, `launcher` and `address` split the drawing
-    (`sample_dataset`); the files are the same bytes for any of them.
+    (`sample_dataset`); the files are the same bytes for any of them. `edges="sparse"`
+    stores edge data as edge lists (see the module docstring).
     """
+    check_edges(edges)
     chunk_size = fitting_chunk(length, chunk_size)
     out = Path(out_dir)
     if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
@@ -217,12 +238,14 @@ def export(
     params = dict(params or {})
     generators = _generators(alg, params)  # fails early on unknown parameters
     traj = sample_dataset(alg, length, num_samples, int(seed), params, chunk_size, progress,
-                          jobs=jobs, launcher=launcher, address=address)
+                          jobs=jobs, launcher=launcher, address=address, edges=edges)
 
     arrays: dict[str, np.ndarray] = {"lengths": np.asarray(traj.lengths)}
+    stored = _EdgeEntries()
     for group in ("inputs", "outputs", "hints"):
         for name, arr in getattr(traj, group).items():
-            arrays[f"{group}/{name}"] = np.asarray(arr)
+            arrays[f"{group}/{name}"] = stored.add(f"{group}/{name}", arr)
+    arrays.update(stored.graph_arrays())
     if getattr(traj, "rand_keys", None) is not None:  # replay: trace(rand_key=rand_keys[i])
         arrays["rand_keys"] = np.asarray(traj.rand_keys, dtype=np.uint64)
 
@@ -251,6 +274,7 @@ def export(
                 "numpy_version": np.__version__,
                 "files": {SAMPLES_FILE: {"sha256": _sha256(tmp / SAMPLES_FILE),
                                          "bytes": (tmp / SAMPLES_FILE).stat().st_size}},
+                **(stored.manifest() if edges != "dense" else {}),
             }
             (tmp / MANIFEST_FILE).write_text(
                 json.dumps(manifest, indent=2, sort_keys=True) + "\n")
@@ -262,11 +286,76 @@ def export(
     return out
 
 
-def load_dataset(path: str | os.PathLike[str], verify: bool = True) -> tuple[dict, Any]:
+class _EdgeEntries:
+    """The edge lists of a dataset being written: their graphs, each stored once
+    (`edge_graph`, `edge_graph_1`, ...), and what the manifest says of them."""
+
+    def __init__(self) -> None:
+        self.graphs: list[EdgeGraph] = []
+        self.data: dict[str, dict[str, Any]] = {}
+
+    def add(self, key: str, arr: Any) -> np.ndarray:
+        """The array stored for datum `key`: its values if it is edge lists."""
+        if not isinstance(arr, EdgeLists):
+            return np.asarray(arr)
+        for k, g in enumerate(self.graphs):
+            if g.same_as(arr.graph):
+                break
+        else:
+            k = len(self.graphs)
+            self.graphs.append(arr.graph)
+        self.data[key] = {"graph": self._name(k), "shape": list(arr.shape)}
+        return arr.values
+
+    @staticmethod
+    def _name(k: int) -> str:
+        return GRAPH_ENTRY if k == 0 else f"{GRAPH_ENTRY}_{k}"
+
+    def graph_arrays(self) -> dict[str, np.ndarray]:
+        """Each graph's arrays; node indices in the smallest unsigned type that holds them
+        (uint8 up to 256 nodes, uint16 up to 65,536; read back as int32)."""
+        out = {}
+        for k, g in enumerate(self.graphs):
+            small = np.min_scalar_type(max(g.n - 1, 0))
+            out[f"{self._name(k)}/offsets"] = g.offsets
+            out[f"{self._name(k)}/senders"] = g.senders.astype(small)
+            out[f"{self._name(k)}/receivers"] = g.receivers.astype(small)
+        return out
+
+    def manifest(self) -> dict[str, Any]:
+        return {"edges": "sparse", "edge_lists": self.data,
+                "edge_graphs": {self._name(k): {"nodes": g.n, "edges": g.num_edges}
+                                for k, g in enumerate(self.graphs)}}
+
+
+def _edge_lists(root: Path, manifest: dict, z: Any) -> dict[str, EdgeLists]:
+    """The stored edge lists of a dataset (`"edge_lists"` in its manifest), by entry."""
+    graphs: dict[str, EdgeGraph] = {}
+    out: dict[str, EdgeLists] = {}
+    try:
+        for name, meta in manifest.get("edge_graphs", {}).items():
+            graphs[name] = EdgeGraph(int(meta["nodes"]),
+                                     *(z[f"{name}/{field}"] for field in _GRAPH_FIELDS))
+        for key, meta in manifest.get("edge_lists", {}).items():
+            x = EdgeLists(graphs[meta["graph"]], z[key], frames=key.startswith("hints/"))
+            if list(x.shape) != list(meta["shape"]):
+                raise ValueError(f"{key} has shape {list(x.shape)}, the manifest says "
+                                 f"{meta['shape']}")
+            out[key] = x
+    except (KeyError, ValueError, TypeError) as e:
+        raise ValueError(f"{root}: malformed edge lists ({e})") from None
+    return out
+
+
+def load_dataset(path: str | os.PathLike[str], verify: bool = True,
+                 edges: str = "dense") -> tuple[dict, Any]:
     """Read an exported dataset back as `(manifest, Trajectories)`.
 
-    With `verify`, the file checksums in the manifest are checked first.
+    With `verify`, the file checksums in the manifest are checked first. Edge data
+    stored as edge lists come back dense (`edges="dense"`: the arrays a dense dataset
+    holds) or as `EdgeLists` (`edges="sparse"`); dense entries stay arrays either way.
     """
+    check_edges(edges)
     root = Path(path)
     manifest = json.loads((root / MANIFEST_FILE).read_text())
     if manifest.get("format") != FORMAT:
@@ -275,14 +364,19 @@ def load_dataset(path: str | os.PathLike[str], verify: bool = True) -> tuple[dic
         for fname, meta in manifest["files"].items():
             if _sha256(root / fname) != meta["sha256"]:
                 raise ValueError(f"{root / fname}: checksum mismatch")
-    groups: dict[str, dict[str, np.ndarray]] = {"inputs": {}, "outputs": {}, "hints": {}}
+    groups: dict[str, dict[str, Any]] = {"inputs": {}, "outputs": {}, "hints": {}}
     with np.load(root / SAMPLES_FILE, allow_pickle=False) as z:
         lengths = z["lengths"]
         rand_keys = z["rand_keys"] if "rand_keys" in z.files else None
+        sparse = _edge_lists(root, manifest, z)
         for key in z.files:
             if "/" in key:
                 group, name = key.split("/", 1)
-                groups[group][name] = z[key]
+                if group not in groups:  # an edge graph: read with its edge lists
+                    continue
+                x = sparse.get(key)
+                groups[group][name] = z[key] if x is None else \
+                    x if edges == "sparse" else x.dense()
     spec = {name: (stage, loc, type_) for name, stage, loc, type_ in manifest["spec"]}
     from algspec.interp import Trajectories
 
@@ -320,7 +414,9 @@ def stored_trace_inputs(alg: Any, stored: Any, i: int) -> dict[str, Any]:
             continue
         for key in (d.spec_name, f"inputs/{d.spec_name}"):
             if key in arrays:
-                out[d.name] = np.asarray(arrays[key])[i]
+                x = arrays[key]  # edge lists: only sample i made dense
+                out[d.name] = x.take([i]).dense()[0] if isinstance(x, EdgeLists) else \
+                    np.asarray(x)[i]
                 break
     return out
 

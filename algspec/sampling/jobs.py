@@ -24,6 +24,10 @@ So the split is exact:
 
 Workers are local processes (`launcher="local"`) or Ray tasks
 (`launcher="ray"`, the grids' launcher; ray is imported only then).
+
+With `edges="sparse"` every piece is drawn and run with that storage, and its edge data
+travel as edge lists (`algspec.edge_lists`): a sample's edges and values do not depend on
+its batch, so the joined pieces are the one-process set's edge lists, byte for byte.
 """
 
 from __future__ import annotations
@@ -45,8 +49,9 @@ from typing import Any
 
 import numpy as np
 
+from algspec.edge_lists import EdgeLists
 from algspec.process.memory_budget import check_samples_fit, trajectory_bytes
-from algspec.sampling.trajectory_batches import concat_trajectories
+from algspec.sampling.trajectory_batches import concat_trajectories, storage_kwargs
 
 __all__ = ["LAUNCHERS", "Piece", "SampleJobsError", "check_jobs", "plan", "sample_in_jobs"]
 
@@ -82,15 +87,17 @@ def check_jobs(jobs: Any) -> int:
 
 
 def _advance(alg: Any, length: int, size: int, rng: np.random.Generator,
-             params: Mapping[str, Any]) -> tuple[dict[str, np.ndarray], np.ndarray | None]:
+             params: Mapping[str, Any], edges: str = "dense",
+             ) -> tuple[dict[str, np.ndarray], np.ndarray | None]:
     """Draw one chunk's inputs and rand keys, exactly as `alg.sample` draws them."""
-    inputs = alg.generate(length, size, rng, **dict(params))
+    inputs = alg.generate(length, size, rng, **storage_kwargs(edges), **dict(params))
     keys = getattr(alg, "draw_rand_keys", lambda _r, _b: None)(rng, size)
     return inputs, keys
 
 
 def plan(alg: Any, length: int, num_samples: int, rng: np.random.Generator,
-         params: Mapping[str, Any], chunk_size: int, jobs: int) -> list[Piece]:
+         params: Mapping[str, Any], chunk_size: int, jobs: int,
+         edges: str = "dense") -> list[Piece]:
     """The pieces of the set, in order (see the module docstring); `rng` ends where the
     one-process draw leaves it. A generator fault is raised here, as that draw raises it."""
     if not (hasattr(alg, "generate") and hasattr(alg, "run")):
@@ -99,7 +106,7 @@ def plan(alg: Any, length: int, num_samples: int, rng: np.random.Generator,
     for start in range(0, num_samples, chunk_size):
         size = min(chunk_size, num_samples - start)
         starts.append((start, size, rng.bit_generator.state))
-        _advance(alg, length, size, rng, params)
+        _advance(alg, length, size, rng, params, edges)
     bounds = [num_samples * j // jobs for j in range(jobs + 1)]
     pieces: list[Piece] = []
     for a, b in itertools.pairwise(bounds):
@@ -110,18 +117,28 @@ def plan(alg: Any, length: int, num_samples: int, rng: np.random.Generator,
     return pieces
 
 
-def draw_piece(alg: Any, length: int, params: Mapping[str, Any], piece: Piece) -> Any:
+def draw_piece(alg: Any, length: int, params: Mapping[str, Any], piece: Piece,
+               edges: str = "dense") -> Any:
     """A piece's trajectories: its chunk's draws replayed, samples `lo:hi` run. A whole
     chunk is the one-process call itself (`alg.sample` from the chunk's state)."""
     bit_generator = getattr(np.random, piece.state["bit_generator"])()
     bit_generator.state = dict(piece.state)
     rng = np.random.Generator(bit_generator)
+    storage = storage_kwargs(edges)
     if piece.size == piece.chunk_size:
-        return alg.sample(length, piece.size, rng, **dict(params))
-    inputs, keys = _advance(alg, length, piece.chunk_size, rng, params)
+        return alg.sample(length, piece.size, rng, **storage, **dict(params))
+    inputs, keys = _advance(alg, length, piece.chunk_size, rng, params, edges)
     part = slice(piece.lo, piece.hi)
-    return alg.run({k: np.asarray(v)[part] for k, v in inputs.items()}, length,
-                   batch_size=piece.size, rand_keys=None if keys is None else keys[part])
+    return alg.run({k: _rows(v, part) for k, v in inputs.items()}, length,
+                   batch_size=piece.size, rand_keys=None if keys is None else keys[part],
+                   **storage)
+
+
+def _rows(x: Any, part: slice) -> Any:
+    """Samples `part` of one drawn input (edge lists: their samples' edges)."""
+    if isinstance(x, EdgeLists):
+        return x.take(np.arange(x.shape[0])[part])
+    return np.asarray(x)[part]
 
 
 @dataclass(frozen=True)
@@ -131,19 +148,20 @@ class _Failed:
     why: str
 
 
-def _draw_or_fail(alg: Any, length: int, params: Mapping[str, Any], piece: Piece) -> Any:
+def _draw_or_fail(alg: Any, length: int, params: Mapping[str, Any], piece: Piece,
+                  edges: str = "dense") -> Any:
     try:
-        return draw_piece(alg, length, params, piece)
+        return draw_piece(alg, length, params, piece, edges)
     except Exception as exc:  # noqa: BLE001 - its exception may not pickle; re-run here
         return _Failed(f"{type(exc).__name__}: {exc}")
 
 
 def _raise_here(alg: Any, length: int, params: Mapping[str, Any], piece: Piece,
-                failed: _Failed) -> None:
+                failed: _Failed, edges: str = "dense") -> None:
     """Re-run a failed piece's whole chunk in this process: it raises the error the
     one-process draw raises for that chunk (a run-time fault with its diagnostic)."""
     whole = Piece(piece.index, piece.chunk_size, 0, piece.chunk_size, piece.state)
-    draw_piece(alg, length, params, whole)
+    draw_piece(alg, length, params, whole, edges)
     raise SampleJobsError(f"a sampling process failed ({failed.why}), but the same samples "
                           "drew without error in this process")
 
@@ -151,19 +169,20 @@ def _raise_here(alg: Any, length: int, params: Mapping[str, Any], piece: Piece,
 def sample_in_jobs(alg: Any, length: int, num_samples: int, rng: np.random.Generator,
                    params: Mapping[str, Any], chunk_size: int, jobs: int, *,
                    launcher: str = "local", address: str | None = None,
-                   progress: Progress | None = None) -> Any:
+                   progress: Progress | None = None, edges: str = "dense") -> Any:
     """The set `sample_dataset` draws from `rng`, drawn by `jobs` workers; the same
-    Trajectories, with `progress("sampling", done, num_samples)` as pieces arrive."""
+    Trajectories, with `progress("sampling", done, num_samples)` as pieces arrive.
+    `edges`: the storage of edge data (`alg.sample(..., edges=)`)."""
     if launcher not in LAUNCHERS:
         raise ValueError(f"unknown launcher {launcher!r} (one of {', '.join(LAUNCHERS)})")
-    pieces = plan(alg, length, num_samples, rng, params, chunk_size, jobs)
+    pieces = plan(alg, length, num_samples, rng, params, chunk_size, jobs, edges)
     got: dict[int, Any] = {}
     done = 0
 
     def arrived(piece: Piece, traj: Any) -> None:
         nonlocal done
         if isinstance(traj, _Failed):
-            _raise_here(alg, length, params, piece, traj)
+            _raise_here(alg, length, params, piece, traj, edges)
         if not got and num_samples > chunk_size:  # refuse what cannot fit, before the rest
             check_samples_fit(trajectory_bytes(traj) / piece.size, num_samples, length)
         got[piece.index] = traj
@@ -172,7 +191,7 @@ def sample_in_jobs(alg: Any, length: int, num_samples: int, rng: np.random.Gener
             progress("sampling", done, num_samples)
 
     run = _run_ray if launcher == "ray" else _run_local
-    run(alg, length, dict(params), pieces, min(jobs, len(pieces)), arrived, address)
+    run((alg, length, dict(params), edges), pieces, min(jobs, len(pieces)), arrived, address)
     return concat_trajectories([got[p.index] for p in pieces])
 
 
@@ -182,14 +201,17 @@ def sample_in_jobs(alg: Any, length: int, num_samples: int, rng: np.random.Gener
 # process, as the grids' are `python -m algspec.training.worker` (a fresh interpreter
 # that never re-runs the caller's main script). Either way it runs in its own session
 # (Ctrl-C is the parent's to report; the parent stops its workers itself) and, over its
-# pipes, takes (the algorithm, size and parameters once, then) a piece in and sends its
-# trajectories out, until EOF.
+# pipes, takes (the algorithm, size, parameters and edge storage once, then) a piece in
+# and sends its trajectories out, until EOF.
 
 
-def _serve(stdin: Any, stdout: Any, loaded: tuple[Any, int, Any] | None = None) -> None:
+Work = tuple[Any, int, dict[str, Any], str]  # (algorithm, length, params, edges)
+
+
+def _serve(stdin: Any, stdout: Any, loaded: Work | None = None) -> None:
     """A worker's loop (see above); `loaded` is what a fork already holds."""
     try:
-        alg, length, params = loaded if loaded is not None else pickle.load(stdin)
+        alg, length, params, edges = loaded if loaded is not None else pickle.load(stdin)
     except EOFError:  # the parent stopped before sending any work
         return
     while True:
@@ -197,7 +219,7 @@ def _serve(stdin: Any, stdout: Any, loaded: tuple[Any, int, Any] | None = None) 
             piece = pickle.load(stdin)
         except EOFError:
             return
-        pickle.dump(_draw_or_fail(alg, length, params, piece), stdout,
+        pickle.dump(_draw_or_fail(alg, length, params, piece, edges), stdout,
                     protocol=pickle.HIGHEST_PROTOCOL)
         stdout.flush()
 
@@ -241,7 +263,7 @@ class _Handle:
                                         else f"exit status {code}")
 
 
-def _start(loaded: tuple[Any, int, Any], fork: bool, others: list[_Handle]) -> _Handle:
+def _start(loaded: Work, fork: bool, others: list[_Handle]) -> _Handle:
     """Start one worker (see above); `others` are the workers started before it."""
     log = tempfile.TemporaryFile()  # noqa: SIM115 - closed with the pipes by _run_local
     if not fork:
@@ -279,7 +301,7 @@ def _start(loaded: tuple[Any, int, Any], fork: bool, others: list[_Handle]) -> _
     return _Handle(pid, open(down_w, "wb"), open(up_r, "rb"), log)
 
 
-def _run_local(alg: Any, length: int, params: dict[str, Any], pieces: list[Piece], jobs: int,
+def _run_local(work: Work, pieces: list[Piece], jobs: int,
                arrived: Callable[[Piece, Any], None], address: str | None) -> None:
     if address:
         raise ValueError("an address needs the Ray launcher")
@@ -316,7 +338,7 @@ def _run_local(alg: Any, length: int, params: dict[str, Any], pieces: list[Piece
     try:
         fork = _fork_safe()  # asked before any thread of ours starts
         for _ in range(jobs):
-            workers.append(_start((alg, length, params), fork, workers))
+            workers.append(_start(work, fork, workers))
         pool = ThreadPoolExecutor(max_workers=jobs)
         for fut in as_completed([pool.submit(feed, w) for w in workers]):
             fut.result()  # a worker's death (or a piece's error, re-raised by `arrived`)
@@ -339,12 +361,14 @@ def _run_local(alg: Any, length: int, params: dict[str, Any], pieces: list[Piece
 # --- Ray --------------------------------------------------------------------------------
 
 
-def _draw_remote(alg: Any, length: int, params: dict[str, Any], piece: Piece) -> Any:
-    return _draw_or_fail(alg, length, params, piece)
+def _draw_remote(alg: Any, length: int, params: dict[str, Any], piece: Piece,
+                 edges: str = "dense") -> Any:
+    return _draw_or_fail(alg, length, params, piece, edges)
 
 
-def _run_ray(alg: Any, length: int, params: dict[str, Any], pieces: list[Piece], jobs: int,
+def _run_ray(work: Work, pieces: list[Piece], jobs: int,
              arrived: Callable[[Piece, Any], None], address: str | None) -> None:
+    alg, length, params, edges = work
     try:
         import ray
     except ImportError:
@@ -370,7 +394,7 @@ def _run_ray(alg: Any, length: int, params: dict[str, Any], pieces: list[Piece],
         while queue or pending:
             while queue and len(pending) < jobs:
                 piece = queue.pop(0)
-                pending[task.remote(ref, length, params, piece)] = piece
+                pending[task.remote(ref, length, params, piece, edges)] = piece
             ready, _ = ray.wait(list(pending), num_returns=1)
             piece = pending.pop(ready[0])
             try:

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from algspec.edge_lists import EdgeLists
 from algspec.feedback import Features, Feedback
 from algspec.process import output_files
 from algspec.process.memory_budget import check_samples_fit, gigabytes
@@ -33,8 +34,10 @@ def one_sample(feedback: Any, i: int) -> Feedback:
     steps = int(np.asarray(feedback.features.lengths)[i])
 
     def take(dp: Any, hint: bool = False) -> Any:
-        data = np.asarray(dp.data)
-        return dp.replace(data=data[:steps, i:i + 1] if hint else data[i:i + 1])
+        data = dp.data  # edge lists: sample i's edges made dense, N x N as CLRS-Text prints
+        data = data.take([i]).dense() if isinstance(data, EdgeLists) else \
+            np.asarray(data)[:, i:i + 1] if hint else np.asarray(data)[i:i + 1]
+        return dp.replace(data=data[:steps] if hint else data)
 
     f = feedback.features
     features = Features(tuple(take(dp) for dp in f.inputs),

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from algspec.edge_lists import EdgeGraph, EdgeLists
 from algspec.feedback import DataPoint, Features, Feedback
 from algspec.feedback import from_clrs as feedback_from_clrs
 from algspec.language.source_file import is_algorithm_file_name
@@ -136,13 +137,25 @@ class Source:
     name: str
     spec: Mapping[str, tuple[str, str, str]]
     kind: str  # "alg" or "clrs"
-    make: Callable[..., Any]  # (length, num_samples, seed[, jobs=]) -> sampler
+    make: Callable[..., Any]  # (length, num_samples, seed[, jobs=, edges=]) -> sampler
 
-    def sampler(self, length: int, num_samples: int, seed: int, jobs: int = 1) -> Any:
-        """`jobs` processes draw an `.alg` file's fixed set (dm-clrs's: one)."""
-        if jobs != 1 and self.kind == "alg":
-            return self.make(length, num_samples, seed, jobs=jobs)
-        return self.make(length, num_samples, seed)
+    def sampler(self, length: int, num_samples: int, seed: int, jobs: int = 1,
+                edges: str = "dense") -> Any:
+        """`jobs` processes draw an `.alg` file's fixed set (dm-clrs's: one); `edges`
+        "sparse" holds an `.alg` file's edge data as edge lists (`edge_storage`)."""
+        if self.kind != "alg":
+            return self.make(length, num_samples, seed)
+        extra = {"jobs": jobs} if jobs != 1 else {}
+        if edges != "dense":
+            extra["edges"] = edges
+        return self.make(length, num_samples, seed, **extra)
+
+
+def edge_storage(graph: str) -> str:
+    """How a run holds edge inputs, hints and outputs: as edge lists (`EdgeLists`, O(m) per
+    datum) when its model passes messages on an edge list (`--graph sparse`), which reads
+    them where they are; as N x N arrays for a dense model."""
+    return "sparse" if graph == "sparse" else "dense"
 
 
 def resolve_source(source: str, generator_params: Mapping[str, Any] | None = None) -> Source:
@@ -164,9 +177,10 @@ def resolve_source(source: str, generator_params: Mapping[str, Any] | None = Non
             msg = str(exc)
             raise SourceError(msg if msg.startswith(source) else f"{source}: {msg}") from exc
 
-        def make_alg(length: int, num_samples: int, seed: int, jobs: int = 1) -> Any:
+        def make_alg(length: int, num_samples: int, seed: int, jobs: int = 1,
+                     edges: str = "dense") -> Any:
             return alg.batch_sampler(length=length, num_samples=num_samples, seed=seed,
-                                     jobs=jobs, **params)
+                                     jobs=jobs, edges=edges, **params)
 
         return Source(name=alg.name, spec=dict(alg.spec), kind="alg", make=make_alg)
 
@@ -253,16 +267,20 @@ def pad_time(feedback: Feedback, multiple: int) -> Feedback:
     hints = feedback.features.hints
     if not hints or hints[0].name == STEPS_HINT:  # nothing a longer scan would change
         return feedback
-    t = int(hints[0].data.shape[0])
+    t = int(np.shape(hints[0].data)[0])
     extra = -t % multiple
     if extra == 0:
         return feedback
-    padded = tuple(
-        dp.replace(data=np.concatenate([dp.data, np.zeros((extra,) + dp.data.shape[1:],
-                                                          dp.data.dtype)]))
-        for dp in hints
-    )
+    padded = tuple(dp.replace(data=_zero_padded(dp.data, t + extra)) for dp in hints)
     return feedback._replace(features=feedback.features._replace(hints=padded))
+
+
+def _zero_padded(data: Any, steps: int) -> Any:
+    """Hint frames `[T, ...]` zero-padded to `steps` (edge lists stay edge lists)."""
+    if isinstance(data, EdgeLists):
+        return data.with_steps(steps)
+    t = data.shape[0]
+    return np.concatenate([data, np.zeros((steps - t,) + data.shape[1:], data.dtype)])
 
 
 def fixed_set(
@@ -275,10 +293,12 @@ def fixed_set(
     pred_as_input: bool,
     time_multiple: int = 8,
     jobs: int = 1,
+    edges: str = "dense",
 ) -> tuple[dict, Any]:
     """A whole fixed dataset as one preprocessed Feedback (hints padded, see `pad_time`);
-    an `.alg` file's is drawn by `jobs` processes (the same set for any number)."""
-    sampler = source.sampler(length, num_samples, seed, jobs=jobs)
+    an `.alg` file's is drawn by `jobs` processes (the same set for any number), its edge
+    data held as `edges` says (`edge_storage`)."""
+    sampler = source.sampler(length, num_samples, seed, jobs=jobs, edges=edges)
     pos_rng = np.random.RandomState(derive_seed(seed, "pos", length)) if random_pos else None
     spec, fb = preprocess(sampler.next(), source.spec, pos_rng=pos_rng,
                           pred_as_input=pred_as_input)
@@ -288,17 +308,30 @@ def fixed_set(
 def batches(feedback: Feedback, batch_size: int) -> Iterator[Feedback]:
     """Split a Feedback along the batch axis (hints keep their padded length)."""
     total = int(np.asarray(feedback.features.lengths).shape[0])
-
-    def cut(dps: Any, lo: int, hi: int, axis: int) -> tuple:
-        return tuple(dp.replace(data=dp.data[lo:hi] if axis == 0 else dp.data[:, lo:hi])
-                     for dp in dps)
-
     for lo in range(0, total, batch_size):
-        hi = min(lo + batch_size, total)
-        f = feedback.features
-        features = Features(inputs=cut(f.inputs, lo, hi, 0), hints=cut(f.hints, lo, hi, 1),
-                            lengths=np.asarray(f.lengths)[lo:hi])
-        yield Feedback(features=features, outputs=cut(feedback.outputs, lo, hi, 0))
+        yield _samples(feedback, lo, min(lo + batch_size, total))
+
+
+def _samples(feedback: Feedback, lo: int, hi: int) -> Feedback:
+    """Samples lo..hi of a Feedback. Edge lists stay edge lists, the data of one edge
+    graph sharing one cut graph."""
+    idx = np.arange(lo, hi)
+    cut_graphs: dict[int, EdgeGraph] = {}
+
+    def rows(data: Any, axis: int) -> Any:
+        if not isinstance(data, EdgeLists):
+            return data[lo:hi] if axis == 0 else data[:, lo:hi]
+        if id(data.graph) not in cut_graphs:
+            cut_graphs[id(data.graph)] = data.graph.take(idx)
+        return data.take(idx, cut_graphs[id(data.graph)])
+
+    def cut(dps: Any, axis: int) -> tuple:
+        return tuple(dp.replace(data=rows(dp.data, axis)) for dp in dps)
+
+    f = feedback.features
+    features = Features(inputs=cut(f.inputs, 0), hints=cut(f.hints, 1),
+                        lengths=np.asarray(f.lengths)[lo:hi])
+    return Feedback(features=features, outputs=cut(feedback.outputs, 0))
 
 
 def training_stream(
@@ -310,13 +343,15 @@ def training_stream(
     *,
     random_pos: bool,
     pred_as_input: bool,
+    edges: str = "dense",
 ) -> Iterator[Any]:
-    """Endless preprocessed training batches of one size from a fixed training set.
+    """Endless preprocessed training batches of one size from a fixed training set
+    (edge data held as `edges` says, `edge_storage`).
 
     The training set is drawn now, not at the first batch, so that a file that
     cannot be sampled at this size fails before training starts.
     """
-    sampler = source.sampler(length, num_samples, seed)
+    sampler = source.sampler(length, num_samples, seed, edges=edges)
     pos_rng = np.random.RandomState(derive_seed(seed, "pos", length)) if random_pos else None
     return _batches_of(sampler, source.spec, batch_size, pos_rng, pred_as_input)
 

@@ -58,6 +58,8 @@ from typing import Any, Protocol, Self
 
 import numpy as np
 
+from algspec.edge_lists import EdgeLists
+
 MASKED = -1.0  # clrs.specs.OutputClass.MASKED
 
 __all__ = ["Counts", "Tally", "counts_for", "f1", "fuse_permutation", "micro_f1",
@@ -118,8 +120,15 @@ def _argmax_counts(pred: np.ndarray, truth: np.ndarray) -> Counts:
 
 
 def counts_for(type_: str, pred: Any, truth: Any) -> Counts:
-    """Counts of one output of CLRS type `type_` (pred and truth in CLRS encoding)."""
+    """Counts of one output of CLRS type `type_` (pred and truth in CLRS encoding).
+
+    A truth held as edge lists (`EdgeLists`, zero off its edges) counts as its dense
+    array: a mask is read at its edges, and every predicted 1 elsewhere is a false
+    positive; other types are made dense (one batch at a time)."""
     pred = np.asarray(pred, dtype=np.float64)
+    if isinstance(truth, EdgeLists) and type_ == "mask" and not truth.frames \
+            and truth.values.ndim == 1:
+        return _edge_mask_counts(pred, truth)
     truth = np.asarray(truth, dtype=np.float64)
     if type_ == "mask":
         valid = truth != MASKED
@@ -142,6 +151,20 @@ def counts_for(type_: str, pred: Any, truth: Any) -> Counts:
     if type_ == "scalar":
         return Counts(sse=float(np.sum((pred - truth) ** 2)), n_scalar=int(truth.size))
     raise ValueError(f"cannot score an output of type {type_!r}")
+
+
+def _edge_mask_counts(pred: np.ndarray, truth: EdgeLists) -> Counts:
+    """`counts_for("mask", pred, truth)` with the truth at its edges: off them it is 0 (not
+    masked), so there a predicted 1 is a false positive and nothing else counts."""
+    g = truth.graph
+    values = truth.values.astype(np.float64)
+    valid = values != MASKED
+    t = values > 0.5
+    p = pred[g.sample, g.senders, g.receivers] > 0.5
+    off_edges = float(np.sum(pred > 0.5)) - float(np.sum(p))
+    return Counts(tp=float(np.sum(p & t & valid)),
+                  fp=float(np.sum(p & ~t & valid)) + off_edges,
+                  fn=float(np.sum(~p & t & valid)))
 
 
 def fuse_permutation(perm: Any, mask: Any) -> np.ndarray:

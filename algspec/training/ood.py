@@ -24,17 +24,19 @@ from typing import Any
 
 import numpy as np
 
+from algspec.edge_lists import EdgeLists
 from algspec.process import output_files
 from algspec.training.config import TrainConfig
-from algspec.training.data import batches, derive_seed
+from algspec.training.data import batches, derive_seed, edge_storage
 from algspec.training.metrics import SCORE_NAMES, score_text
 from algspec.training.plots import plot_ood
 from algspec.training.runs import DeferredInterrupt
 
 TRAINED = "trained"  # the run's own input distribution: no family override
 CELLS = "cells"
-# A test set is kept for the next run of its file only below this size: a file with edge
-# hints holds N x N per frame (Boruvka at n = 800: about 1 GB for 16 samples).
+# A test set is kept for the next run of its file only below this size: a dense run's
+# file with edge hints holds N x N per frame (Boruvka at n = 800: about 1 GB for 16
+# samples); a sparse run's holds its edge data as edge lists, O(m) per frame.
 SHARED_BYTES = 2**28
 
 
@@ -138,17 +140,33 @@ def device_peak_gb() -> float | None:
 
 def _mean_edges(feedback: Any) -> float | None:
     """Mean edge count per sample of the edge-mask inputs (the declared graph), if any."""
-    counts = [np.count_nonzero(np.asarray(dp.data) > 0, axis=(1, 2))
-              for dp in feedback.features.inputs
+    counts = [_edges_per_sample(dp.data) for dp in feedback.features.inputs
               if dp.location == "edge" and dp.type_ == "mask"]
     return float(np.mean(np.max(counts, axis=0))) if counts else None
 
 
+def _edges_per_sample(mask: Any) -> np.ndarray:
+    """The entries above 0 of each sample of a `[B, N, N]` mask (edge lists: at its edges)."""
+    if isinstance(mask, EdgeLists):
+        g = mask.graph
+        return np.bincount(g.sample, weights=mask.values > 0,
+                           minlength=g.batch_size).astype(np.int64)
+    return np.count_nonzero(np.asarray(mask) > 0, axis=(1, 2))
+
+
 def _nbytes(feedback: Any) -> int:
-    """The bytes a Feedback's arrays hold."""
+    """The bytes a Feedback's data hold (edge lists: their values, and each edge graph
+    once, however many data share it)."""
     f = feedback.features
-    return int(sum(np.asarray(dp.data).nbytes for dp in (*f.inputs, *f.hints,
-                                                          *feedback.outputs)))
+    graphs: dict[int, int] = {}
+    total = 0
+    for dp in (*f.inputs, *f.hints, *feedback.outputs):
+        if isinstance(dp.data, EdgeLists):
+            total += dp.data.values.nbytes
+            graphs[id(dp.data.graph)] = dp.data.graph.nbytes
+        else:
+            total += np.asarray(dp.data).nbytes
+    return int(total + sum(graphs.values()))
 
 
 def _test_set_key(config: TrainConfig, source_path: str | None, cell: Cell) -> tuple:
@@ -157,7 +175,7 @@ def _test_set_key(config: TrainConfig, source_path: str | None, cell: Cell) -> t
     text = path.read_bytes() if path.is_file() else config.algorithm.encode()
     params = json.dumps(family_params(config, cell.family), sort_keys=True, default=str)
     return (text, params, cell.size, cell.samples, config.seed, config.test_random_pos,
-            config.pred_as_input)
+            config.pred_as_input, edge_storage(config.graph))
 
 
 def test_cell(run_dir: Path, ckpt: dict[str, Any], config: TrainConfig, cell: Cell,

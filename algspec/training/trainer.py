@@ -59,6 +59,7 @@ from algspec.training.data import (
     SourceError,
     batches,
     derive_seed,
+    edge_storage,
     fixed_set,
     resolve_source,
     training_stream,
@@ -189,11 +190,12 @@ def _data_errors(source: Source) -> Iterator[None]:
 def fixed_test_set(source: Source, config: TrainConfig, size: int,
                    samples: int, jobs: int = 1) -> tuple[dict, Any]:
     """A run's test set at `size`: the same samples for the same seed, size and count
-    (and for any number of `jobs` drawing them)."""
+    (and for any number of `jobs` drawing them); a sparse run's edge data as edge lists."""
     return fixed_set(
         source, size, samples, derive_seed(config.seed, "test", size),
         random_pos=config.test_random_pos,
         pred_as_input=use_pred_as_input(source, config.pred_as_input), jobs=jobs,
+        edges=edge_storage(config.graph),
     )
 
 
@@ -406,13 +408,14 @@ def _prepare_lane(config: TrainConfig, out: Path, progress: bool) -> _Lane:
             streams.append(training_stream(
                 source, n, config.train_samples, config.batch_size,
                 derive_seed(config.seed, "train", n), random_pos=config.random_pos,
-                pred_as_input=pred_as_input))
+                pred_as_input=pred_as_input, edges=edge_storage(config.graph)))
         _note(progress, f"generating data: {config.val_samples} validation samples "
               f"at n={config.val_size}")
         spec, val_set = fixed_set(
             source, config.val_size, config.val_samples,
             derive_seed(config.seed, "val", config.val_size),
             random_pos=config.random_pos, pred_as_input=pred_as_input,
+            edges=edge_storage(config.graph),
         )
         # Initialise on the largest training size: the model reads feature widths
         # from this batch, and the longest trajectories exercise every hint.

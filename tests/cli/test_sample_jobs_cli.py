@@ -150,3 +150,25 @@ def test_launcher_ray_writes_the_same_files(tmp_path: Path, graph_file: Path,
     assert r.exit_code == 0, r.output
     for name in ("samples.npz", "manifest.json"):
         assert (tmp_path / "ray" / name).read_bytes() == (tmp_path / "one" / name).read_bytes()
+
+
+def test_two_jobs_write_the_one_process_sparse_files(tmp_path: Path, graph_file: Path) -> None:
+    """`--edges sparse`: the same bytes for any --jobs; the manifest says the storage."""
+    args = ["sample", graph_file, "-n", "9", "-k", "11", "--seed", "3", "--no-progress"]
+    folders = {}
+    for jobs, edges in ((1, "sparse"), (2, "sparse"), (1, "dense")):
+        folders[jobs, edges] = tmp_path / f"j{jobs}{edges}"
+        r = invoke(*args, "--out", folders[jobs, edges], "--jobs", jobs, "--edges", edges)
+        assert r.exit_code == 0, r.output
+    for name in ("samples.npz", "manifest.json"):
+        assert (folders[1, "sparse"] / name).read_bytes() == \
+            (folders[2, "sparse"] / name).read_bytes()
+    assert '"edges": "sparse"' in (folders[1, "sparse"] / "manifest.json").read_text()
+    assert '"edges"' not in (folders[1, "dense"] / "manifest.json").read_text()
+
+
+def test_an_unknown_edge_storage_is_one_error_line(tmp_path: Path, graph_file: Path) -> None:
+    out = tmp_path / "out"
+    one_error_line(invoke("sample", graph_file, "--out", out, "--edges", "csr"),
+                   "unknown --edges 'csr'", "dense or sparse")
+    assert not out.exists()

@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "algspec"
 
 # Stages from first to last; a stage may import any stage before it.
 LAYERS = [
-    {"version", "codes", "diagnostics", "process", "feedback"},  # beside every stage
+    {"version", "codes", "diagnostics", "process", "feedback", "edge_lists"},  # beside every stage
     {"language"},
     {"ir"},
     {"generators"},

@@ -15,8 +15,11 @@ import pytest
 
 import algspec
 from algspec.diagnostics import AlgError, RuntimeFault
+from algspec.edge_lists import EdgeGraph, EdgeLists
 from algspec.interp import run
+from algspec.interp.edge_values import EdgeValued
 from algspec.interp.mode import describe, sparse_blocker
+from algspec.interp.runtime import Machine
 
 ROOT = Path(__file__).resolve().parents[2]
 N = 9  # small: the test is about equality, not speed
@@ -39,29 +42,67 @@ def _programs() -> list[Path]:
 PROGRAMS = _programs()
 
 
-def _outcome(alg, inputs, B: int, mode: str):
+def _outcome(alg, inputs, B: int, mode: str, edges: str = "dense"):
     try:
-        return run(alg.ir, inputs, N, batch_size=B, mode=mode)
+        return run(alg.ir, inputs, N, batch_size=B, mode=mode, edges=edges)
     except RuntimeFault as f:
         return (f.diagnostic.code, f.sample)
 
 
+def _as_edge_lists(inputs: dict) -> dict:
+    """Edge inputs as `EdgeLists` over their own nonzero pairs, as a sparse draw gives them."""
+    out = {}
+    for k, v in inputs.items():
+        x = EdgeLists.from_dense(v, EdgeGraph.from_mask(v != 0)) if np.ndim(v) == 3 else None
+        out[k] = v if x is None else x
+    return out
+
+
+# (mode, inputs as edge lists, edges stored as edge lists)
+VARIANTS = [("sparse", False, "dense"), ("sparse", True, "sparse"), ("dense", True, "sparse")]
+
+
 @pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_sparse_mode_gives_the_dense_bytes(path: Path) -> None:
+    """Also with the inputs given as edge lists (held at their edges while running,
+    `interp.edge_values`) and the probes stored as edge lists (`interp.edge_storage`)."""
     alg = algspec.load(path)
     for B in (1, 2, N):
         inputs = alg.generate(N, B, np.random.default_rng(B))
-        dense, sparse = (_outcome(alg, inputs, B, m) for m in ("dense", "sparse"))
-        if isinstance(dense, tuple) or isinstance(sparse, tuple):
-            assert dense == sparse
-            continue
-        for part in ("inputs", "outputs", "hints"):
-            a, b = getattr(dense, part), getattr(sparse, part)
-            assert a.keys() == b.keys()
-            for k in a:
-                assert a[k].dtype == b[k].dtype and a[k].shape == b[k].shape, (part, k)
-                assert a[k].tobytes() == b[k].tobytes(), (part, k, B)
-        assert dense.lengths.tobytes() == sparse.lengths.tobytes()
+        dense = _outcome(alg, inputs, B, "dense")
+        for mode, listed, edges in VARIANTS:
+            given = _as_edge_lists(inputs) if listed else inputs
+            other = _outcome(alg, given, B, mode, edges)
+            if isinstance(dense, tuple) or isinstance(other, tuple):
+                assert dense == other, (mode, listed, edges)
+                continue
+            for part in ("inputs", "outputs", "hints"):
+                a, b = getattr(dense, part), getattr(other, part)
+                assert a.keys() == b.keys()
+                for k in a:
+                    if edges == "dense":
+                        assert not isinstance(b[k], EdgeLists), (part, k)
+                    got = np.asarray(b[k])
+                    assert a[k].dtype == got.dtype and a[k].shape == got.shape, (part, k)
+                    assert a[k].tobytes() == got.tobytes(), (part, k, B, mode, listed)
+            assert dense.lengths.tobytes() == other.lengths.tobytes()
+
+
+def test_edge_inputs_run_and_are_stored_at_their_edges() -> None:
+    """salsa/bfs with its graph as edge lists: the weights are never built N x N, and
+    every edge probe comes back as edge lists over the interconnection graph."""
+    alg = algspec.load(ROOT / "algorithms/salsa/bfs.alg")
+    n = 60
+    inputs = _as_edge_lists(alg.generate(n, 3, np.random.default_rng(0)))
+    mach = Machine(alg.ir, inputs, n, mode="sparse")
+    mach.run()
+    for name in ("A", "adj"):  # still held at the edges after the run
+        assert isinstance(mach.state.edge_valued(name), EdgeValued), name
+    traj = run(alg.ir, inputs, n, mode="sparse", edges="sparse")
+    a, adj = traj.inputs["A"], traj.inputs["adj"]
+    assert isinstance(a, EdgeLists) and isinstance(adj, EdgeLists)
+    assert a.graph is adj.graph  # one graph for the batch: adj has A's edges and the loops
+    assert adj.graph.num_edges == inputs["A"].graph.num_edges + 3 * n
 
 
 def test_the_rule_makes_the_sparse_graph_files_sparse() -> None:
