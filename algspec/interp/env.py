@@ -45,6 +45,7 @@ class Env:
         # The run's bookkeeping, each kept by one module:
         self.sparse = None  # the edge index of the sparse mode (`sparse_edges`), or None
         self.adj_graph = None  # the graph's edges as an `EdgeGraph`, once known (`edge_storage`)
+        self.edge_probes = False  # hand edge probes out as edge lists (`edges="sparse"`)
         self.combined: dict | None = None  # a round's combined writes (`writes.RoundWrites`)
         self.rand_keys: np.ndarray | None = None  # per-sample draw keys, at the first draw
         self.given_rand_keys: np.ndarray | None = None  # `trace(rand_key=...)`'s, if given

@@ -16,7 +16,8 @@ import numpy as np
 
 from algspec import ir
 from algspec.diagnostics import RuntimeFault
-from algspec.interp.edge_storage import input_probe
+from algspec.edge_lists import EdgeLists
+from algspec.interp.edge_storage import input_probe, storage_graph
 from algspec.interp.env import Env
 from algspec.interp.probes import probe, probe_shape
 
@@ -90,6 +91,7 @@ class Recorder:
                     self.snap.append(nm)
         # Floats only hints show directly may be kept at the probes' precision.
         self._probe_precision = set(self.snap) - in_views
+        self._in_views = in_views
 
     def _view_deps(self, e: ir.Expr, seen: frozenset[str] = frozenset()) -> tuple[set[str], bool]:
         """The stored data a view reads, through views of views; and whether it aggregates."""
@@ -169,11 +171,13 @@ class Recorder:
         return src.dtype
 
     # ------------------------------------------------------------ collect
-    def frames_env(self, env: Env, t0: int, t1: int) -> Env:
-        """The environment whose batch is every (frame, sample) pair of frames t0..t1-1."""
+    def frames_env(self, env: Env, t0: int, t1: int, skip: frozenset[str] = frozenset()
+                   ) -> Env:
+        """The environment whose batch is every (frame, sample) pair of frames t0..t1-1
+        (`skip`: data no probe will read there)."""
         T, B = t1 - t0, env.B
         state = {}
-        for name in self.view_reads:
+        for name in self.view_reads - skip:
             arr = env.state.get(name)
             if arr is None:
                 continue
@@ -218,7 +222,6 @@ class Recorder:
         decls = self.prog.decls
         T = int(self.counts.max()) if B else 0
         valid = np.arange(T)[:, None] < self.counts[None, :]  # (T, B)
-        all_valid = bool(valid.all())
         hints: dict[str, np.ndarray] = {}
         per_frame: list[ir.DataDecl] = []
         for d in decls:
@@ -230,24 +233,74 @@ class Recorder:
             elif d.name in self.const_hints:  # the value in valid frames, else 0
                 hints[d.name] = _constant_frames(probe(env, d), valid, dtype)
             else:
-                hints[d.name] = np.empty((T, B) + shape, dtype)
-                per_frame.append(d)
-        if per_frame:
-            rank = max(ir.rank(d.loc) for d in per_frame) + (1 if self.views_aggregate else 0)
-            step = max(1, _BLOCK_ELEMS // max(1, B * N ** rank))
-            for t0 in range(0, T, step):
-                t1 = min(T, t0 + step)
-                fenv = self.frames_env(env, t0, t1)
-                lanes = valid[t0:t1].reshape(-1)
-                for d in per_frame:
-                    out = hints[d.name][t0:t1]
-                    try:
-                        probe(fenv, d, lanes, out=out.reshape((-1,) + out.shape[2:]))
-                    except RuntimeFault as f:
-                        raise self._frame_fault(f, t0, B, d) from None
-                    if not all_valid:  # frames after a sample's end are zero padding
-                        out *= valid[t0:t1].reshape(valid[t0:t1].shape + (1,) * (out.ndim - 2))
+                per_frame.append(d)  # its frames: `_probe_frames`
+        listed = self._edge_list_hints(env, per_frame, T, valid)
+        per_frame = [d for d in per_frame if d.name not in listed]
+        hints.update(listed)
+        gather = _EdgeGather(env, per_frame, T) if env.edge_probes else None
+        self._probe_frames(env, per_frame, T, valid, hints, frozenset(listed), gather)
+        if gather is not None:
+            hints.update(gather.lists())
+            if gather.failed:  # not zero off the graph after all: the dense frames
+                self._probe_frames(env, gather.failed, T, valid, hints, frozenset(listed), None)
         return {d.spec_name: hints[d.name] for d in decls if d.stage == ir.Stage.HINT}
+
+    def _probe_frames(self, env: Env, per_frame: list[ir.DataDecl], T: int, valid: np.ndarray,
+                      hints: dict[str, np.ndarray], skip: frozenset[str],
+                      gather: _EdgeGather | None) -> None:
+        """Probe `per_frame`'s hints frame block by frame block into `hints`; the ones
+        `gather` takes are kept at the graph's edges only, a block at a time."""
+        if not per_frame:
+            return
+        B, N, dtype = env.B, env.N, env.dtype
+        all_valid = bool(valid.all())
+        rank = max(ir.rank(d.loc) for d in per_frame) + (1 if self.views_aggregate else 0)
+        step = max(1, _BLOCK_ELEMS // max(1, B * N ** rank))
+        for d in per_frame:
+            if not (gather is not None and gather.takes(d)):
+                hints[d.name] = np.empty((T, B) + probe_shape(d, N), dtype)
+        for t0 in range(0, T, step):
+            t1 = min(T, t0 + step)
+            fenv = self.frames_env(env, t0, t1, skip)
+            lanes = valid[t0:t1].reshape(-1)
+            for d in per_frame:
+                if gather is not None and d in gather.failed:
+                    continue  # probed dense afterwards
+                taken = gather is not None and gather.takes(d)
+                out = np.empty((t1 - t0, B) + probe_shape(d, N), dtype) if taken else \
+                    hints[d.name][t0:t1]
+                try:
+                    probe(fenv, d, lanes, out=out.reshape((-1,) + out.shape[2:]))
+                except RuntimeFault as f:
+                    raise self._frame_fault(f, t0, B, d) from None
+                if not all_valid:  # frames after a sample's end are zero padding
+                    out *= valid[t0:t1].reshape(valid[t0:t1].shape + (1,) * (out.ndim - 2))
+                if taken:
+                    gather.put(d, t0, out)
+
+    def _edge_list_hints(self, env: Env, per_frame: list[ir.DataDecl], T: int,
+                         valid: np.ndarray) -> dict[str, EdgeLists]:
+        """Edge hints stored as edge lists straight from the sparse mode's snapshots at the
+        edges (`edges="sparse"`), never N x N per frame: plain scalar or mask data that no
+        view reads and that are zero off the graph from the start (`edge_storage`)."""
+        ix = env.sparse
+        if not env.edge_probes or ix is None:
+            return {}
+        out: dict[str, EdgeLists] = {}
+        graph = None
+        for d in per_frame:
+            if d.loc != ir.Loc.EDGE or d.derived is not None or d.masked is not None or \
+                    d.clrs_type not in ("scalar", "mask") or d.name not in ix.snapped or \
+                    d.name in self._in_views or d.name not in self.buffers:
+                continue
+            graph = graph or storage_graph(env)
+            if EdgeLists.from_dense(ix.base[d.name], graph) is None:
+                continue  # not zero off the graph: the dense frames, then `stored_at_edges`
+            frames = self.buffers[d.name][:T][:, ix.slot_valid]  # [T, M], C order
+            live = valid[:, graph.sample]
+            values = np.where(live, frames, 0).astype(env.dtype)
+            out[d.name] = EdgeLists(graph, values, frames=True)
+        return out
 
     def _frame_fault(self, f: RuntimeFault, t0: int, B: int, d: ir.DataDecl) -> RuntimeFault:
         """A fault in a hint view, placed at the `record` of the bad frame."""
@@ -287,3 +340,38 @@ def _input_probe(env: Env, d: ir.DataDecl):
     """An input's probe: at its edges when it is held there (`edge_storage.input_probe`)."""
     held = input_probe(env, d)
     return probe(env, d) if held is None else held
+
+
+class _EdgeGather:
+    """Edge hints of an `edges="sparse"` run kept at the graph's edges as their frames are
+    probed, a block of frames at a time (never [T, B, N, N] at once); a hint found not
+    zero off the graph goes to `failed`, to be probed dense."""
+
+    def __init__(self, env: Env, per_frame: list[ir.DataDecl], T: int) -> None:
+        self.graph = storage_graph(env)
+        self.failed: list[ir.DataDecl] = []
+        self.values: dict[str, np.ndarray] = {}
+        self._mask: np.ndarray | None = None
+        if self.graph is None:
+            return
+        for d in per_frame:
+            if d.loc == ir.Loc.EDGE and d.clrs_type != "categorical":
+                self.values[d.name] = np.zeros((T, self.graph.num_edges), env.dtype)
+
+    def takes(self, d: ir.DataDecl) -> bool:
+        return d.name in self.values
+
+    def put(self, d: ir.DataDecl, t0: int, block: np.ndarray) -> None:
+        """Frames t0.. of `d` ([t, B, N, N]) at the edges, or `d` failed."""
+        g = self.graph
+        if self._mask is None:
+            self._mask = g.mask()
+        off = block[:, ~self._mask]
+        if np.any(off != 0) or (off.dtype.kind == "f" and np.signbit(off).any()):
+            del self.values[d.name]
+            self.failed.append(d)
+            return
+        self.values[d.name][t0:t0 + block.shape[0]] = block[:, g.sample, g.senders, g.receivers]
+
+    def lists(self) -> dict[str, EdgeLists]:
+        return {name: EdgeLists(self.graph, v, frames=True) for name, v in self.values.items()}

@@ -638,6 +638,7 @@ def run(prog: ir.Program, inputs: dict[str, np.ndarray], n: int,
     """
     check_edges(edges)
     mach = Machine(prog, inputs, n, observer, dtype, batch_size, mode)
+    mach.edge_probes = edges == "sparse"
     if rand_keys is not None:
         mach.given_rand_keys = np.broadcast_to(np.asarray(rand_keys, np.uint64), (mach.B,))
     traj = mach.run()

@@ -26,7 +26,7 @@ import io
 import json
 import os
 import zipfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -55,6 +55,7 @@ __all__ = [
     "FORMAT",
     "Progress",
     "concat_trajectories",
+    "dataset_chunks",
     "export",
     "fitting_chunk",
     "load_dataset",
@@ -84,6 +85,19 @@ Progress = Callable[[str, int, int], None]
 
 
 # ------------------------------------------------------------ sampling in chunks
+def dataset_chunks(alg: Any, length: int, num_samples: int, seed: int | None,
+                   params: Mapping[str, Any] | None = None, chunk_size: int | None = None,
+                   edges: str = "dense") -> Iterator[Any]:
+    """The fixed set `BatchSampler(alg, ..., num_samples, seed=seed, length=length)` holds,
+    one chunk of trajectories at a time (the same draws, in order), so that a set too
+    large to hold (1,000 samples of n frames at n = 1600) can be used as it is drawn."""
+    chunk = fitting_chunk(length, chunk_size)
+    rng = streams(seed)[0]
+    for start in range(0, num_samples, chunk):
+        yield alg.sample(length, min(chunk, num_samples - start), rng,
+                         **storage_kwargs(edges), **dict(params or {}))
+
+
 def fitting_chunk(length: int, chunk_size: int | None = None) -> int:
     """Samples per interpreter batch at size `length`: `chunk_size` (default
     DEFAULT_CHUNK), fewer where a chunk's N x N arrays would pass EDGE_ENTRIES_PER_CHUNK."""

@@ -138,6 +138,9 @@ class Source:
     spec: Mapping[str, tuple[str, str, str]]
     kind: str  # "alg" or "clrs"
     make: Callable[..., Any]  # (length, num_samples, seed[, jobs=, edges=]) -> sampler
+    # (length, num_samples, seed, edges) -> the fixed set's trajectories chunk by chunk
+    # (an `.alg` file's: `sampling.dataset.dataset_chunks`); None: only whole sets
+    chunks: Callable[..., Iterator[Any]] | None = None
 
     def sampler(self, length: int, num_samples: int, seed: int, jobs: int = 1,
                 edges: str = "dense") -> Any:
@@ -182,7 +185,13 @@ def resolve_source(source: str, generator_params: Mapping[str, Any] | None = Non
             return alg.batch_sampler(length=length, num_samples=num_samples, seed=seed,
                                      jobs=jobs, edges=edges, **params)
 
-        return Source(name=alg.name, spec=dict(alg.spec), kind="alg", make=make_alg)
+        def chunks_alg(length: int, num_samples: int, seed: int, edges: str = "dense"
+                       ) -> Iterator[Any]:
+            from algspec.sampling.dataset import dataset_chunks
+            return dataset_chunks(alg, length, num_samples, seed, params, edges=edges)
+
+        return Source(name=alg.name, spec=dict(alg.spec), kind="alg", make=make_alg,
+                      chunks=chunks_alg)
 
     clrs = import_clrs()
     if source not in clrs.SPECS:
@@ -280,6 +289,8 @@ def _zero_padded(data: Any, steps: int) -> Any:
     if isinstance(data, EdgeLists):
         return data.with_steps(steps)
     t = data.shape[0]
+    if t == steps:
+        return data
     return np.concatenate([data, np.zeros((steps - t,) + data.shape[1:], data.dtype)])
 
 
@@ -303,6 +314,73 @@ def fixed_set(
     spec, fb = preprocess(sampler.next(), source.spec, pos_rng=pos_rng,
                           pred_as_input=pred_as_input)
     return spec, pad_time(fb, time_multiple)
+
+
+def fixed_set_chunks(
+    source: Source,
+    length: int,
+    num_samples: int,
+    seed: int,
+    *,
+    random_pos: bool,
+    pred_as_input: bool,
+    time_multiple: int = 8,
+    edges: str = "dense",
+) -> Iterator[tuple[dict, Feedback]]:
+    """`fixed_set`'s samples, drawn and preprocessed one chunk at a time (its draws, in
+    order): a set too large to hold is used as it is drawn. A source without chunks
+    gives its whole set as one."""
+    if source.chunks is None:
+        yield fixed_set(source, length, num_samples, seed, random_pos=random_pos,
+                        pred_as_input=pred_as_input, time_multiple=time_multiple, edges=edges)
+        return
+    from algspec.feedback import feedback_of
+
+    pos_rng = np.random.RandomState(derive_seed(seed, "pos", length)) if random_pos else None
+    for traj in source.chunks(length, num_samples, seed, edges):
+        spec, fb = preprocess(feedback_of(traj), source.spec, pos_rng=pos_rng,
+                              pred_as_input=pred_as_input)
+        yield spec, pad_time(fb, time_multiple)
+
+
+def rebatched(chunks: Iterator[Feedback], batch_size: int) -> Iterator[Feedback]:
+    """Batches of `batch_size` cut from consecutive chunks in order, across their borders:
+    the batches `batches` cuts from the whole set (hints padded per batch instead, which
+    changes no prediction: see `pad_time`)."""
+    carry: Feedback | None = None
+    for fb in chunks:
+        if carry is not None:
+            fb, carry = joined(carry, fb), None
+        total = int(np.shape(fb.features.lengths)[0])
+        whole = total - total % batch_size
+        for lo in range(0, whole, batch_size):
+            yield _samples(fb, lo, lo + batch_size)
+        if whole < total:
+            carry = _samples(fb, whole, total)
+    if carry is not None:
+        yield carry
+
+
+def joined(a: Feedback, b: Feedback) -> Feedback:
+    """Two batches as one (hints zero padded to the longer's frames)."""
+    steps = max(int(np.shape(a.features.hints[0].data)[0]),
+                int(np.shape(b.features.hints[0].data)[0])) if a.features.hints else 0
+
+    def join(x: DataPoint, y: DataPoint, axis: int) -> DataPoint:
+        p, q = x.data, y.data
+        if axis == 1:
+            p, q = _zero_padded(p, steps), _zero_padded(q, steps)
+        if isinstance(p, EdgeLists) and isinstance(q, EdgeLists):
+            return x.replace(data=EdgeLists.concat([p, q]))
+        return x.replace(data=np.concatenate([np.asarray(p), np.asarray(q)], axis=axis))
+
+    fa, fb = a.features, b.features
+    features = Features(
+        inputs=tuple(join(x, y, 0) for x, y in zip(fa.inputs, fb.inputs, strict=True)),
+        hints=tuple(join(x, y, 1) for x, y in zip(fa.hints, fb.hints, strict=True)),
+        lengths=np.concatenate([np.asarray(fa.lengths), np.asarray(fb.lengths)]))
+    return Feedback(features=features, outputs=tuple(
+        join(x, y, 0) for x, y in zip(a.outputs, b.outputs, strict=True)))
 
 
 def batches(feedback: Feedback, batch_size: int) -> Iterator[Feedback]:

@@ -13,11 +13,12 @@ written from the cells at the end.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import resource
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -140,9 +141,15 @@ def device_peak_gb() -> float | None:
 
 def _mean_edges(feedback: Any) -> float | None:
     """Mean edge count per sample of the edge-mask inputs (the declared graph), if any."""
+    counts = _edge_counts(feedback)
+    return float(np.mean(counts)) if counts is not None else None
+
+
+def _edge_counts(feedback: Any) -> np.ndarray | None:
+    """Each sample's edge count of the edge-mask inputs (the declared graph), if any."""
     counts = [_edges_per_sample(dp.data) for dp in feedback.features.inputs
               if dp.location == "edge" and dp.type_ == "mask"]
-    return float(np.mean(np.max(counts, axis=0))) if counts else None
+    return np.max(counts, axis=0) if counts else None
 
 
 def _edges_per_sample(mask: Any) -> np.ndarray:
@@ -203,6 +210,9 @@ def test_cell(run_dir: Path, ckpt: dict[str, Any], config: TrainConfig, cell: Ce
     else:
         source = source_for_run(config, ckpt.get("source_path"),
                                 family_params(config, cell.family))
+        if _streams(source, cell, jobs):
+            return _streamed_cell(run_dir, ckpt, config, cell, batch_size, source,
+                                  progress=progress, guard=guard, resettable=resettable)
         spec, test_set = fixed_test_set(source, config, cell.size, cell.samples,
                                         **({"jobs": jobs} if jobs != 1 else {}))
         if shared is not None and _nbytes(test_set) <= SHARED_BYTES:
@@ -225,6 +235,70 @@ def test_cell(run_dir: Path, ckpt: dict[str, Any], config: TrainConfig, cell: Ce
         "sample_seconds": round(sampled, 3),
         "test_seconds": round(time.perf_counter() - t1, 3),
         "batch_size": batch_size,
+        **_host_peak(resettable),
+        "peak_device_memory_gb": device_peak_gb(),
+    }
+
+
+def _streams(source: Any, cell: Cell, jobs: int) -> bool:
+    """Whether a cell's test set is tested as it is drawn, chunk by chunk, never held
+    whole: a set of more than one sampling chunk drawn by one process (1,000 samples at
+    n = 1600 of a file with n frames hold tens of GB of hints)."""
+    from algspec.sampling.dataset import fitting_chunk
+
+    return source.chunks is not None and jobs == 1 and cell.samples > fitting_chunk(cell.size)
+
+
+def _streamed_cell(run_dir: Path, ckpt: dict[str, Any], config: TrainConfig, cell: Cell,
+                   batch_size: int, source: Any, *, progress: bool,
+                   guard: DeferredInterrupt, resettable: bool) -> dict[str, Any]:
+    """`test_cell` on a set drawn and tested a chunk at a time: the same samples and
+    batches as the whole set (`data.rebatched`), one chunk in memory."""
+    from algspec.training.backends import get_backend
+    from algspec.training.data import rebatched
+    from algspec.training.trainer import evaluate, fixed_test_chunks, scores_of
+
+    saved_spec = {k: tuple(v) for k, v in ckpt["spec"].items()}
+    clock: dict[str, Any] = {"sampling": 0.0}  # seconds drawing; the chunks' spec
+    edges = {"sum": 0.0, "count": 0}
+
+    def drawn() -> Iterator[Any]:
+        chunks = fixed_test_chunks(source, config, cell.size, cell.samples)
+        while True:
+            t = time.perf_counter()
+            spec, fb = next(chunks, (None, None))
+            clock["sampling"] += time.perf_counter() - t
+            if fb is None:
+                return
+            if {k: tuple(v) for k, v in spec.items()} != saved_spec:
+                raise ValueError(f"{config.algorithm}: its spec changed since the run was "
+                                 "trained")
+            clock["spec"] = spec
+            counts = _edge_counts(fb)
+            edges["sum"] += float(np.sum(counts)) if counts is not None else 0.0
+            edges["count"] += 0 if counts is None else len(counts)
+            yield fb
+
+    parts = rebatched(drawn(), batch_size)
+    first = next(parts)
+    with guard.hold():
+        model = get_backend(config.backend).restore(
+            clock["spec"], first, config, run_dir, ckpt["params"])
+    t1 = time.perf_counter()
+    total = -(-cell.samples // batch_size)
+    scores = evaluate(model, None, batch_size, derive_seed(config.seed, "val", 0),
+                      progress=progress, interrupt=guard,
+                      desc=f"{cell.family} n={cell.size} (the first batch compiles)",
+                      stream=(itertools.chain([first], parts), total))
+    tested = time.perf_counter() - t1 - clock["sampling"]
+    return {
+        "family": cell.family, "size": cell.size, "samples": cell.samples,
+        **scores_of(scores),
+        "mean_edges": edges["sum"] / edges["count"] if edges["count"] else None,
+        "sample_seconds": round(clock["sampling"], 3),
+        "test_seconds": round(tested, 3),
+        "batch_size": batch_size,
+        "streamed": True,
         **_host_peak(resettable),
         "peak_device_memory_gb": device_peak_gb(),
     }

@@ -61,6 +61,7 @@ from algspec.training.data import (
     derive_seed,
     edge_storage,
     fixed_set,
+    fixed_set_chunks,
     resolve_source,
     training_stream,
     use_pred_as_input,
@@ -131,21 +132,27 @@ def _note(progress: bool, message: str) -> None:
 def evaluate(model: Any, feedback: Any, batch_size: int, seed: int, *,
              progress: bool = False, desc: str = "evaluating",
              interrupt: DeferredInterrupt | None = None,
-             stop_between_batches: bool = True) -> dict[str, Any]:
+             stop_between_batches: bool = True,
+             stream: tuple[Iterator[Any], int] | None = None) -> dict[str, Any]:
     """The scores of the model's outputs on a whole fixed dataset (see `metrics.Tally`).
 
     `progress` shows a bar over the batches (a large test set takes minutes);
     `interrupt` holds Ctrl-C back while `predict` compiles and runs, and raises it
     between batches unless `stop_between_batches` is off (validation: the training
-    loop stops after its step, where its state is whole)."""
+    loop stops after its step, where its state is whole). `stream`: (the batches, their
+    number) of a set drawn as it is tested (`data.rebatched`), instead of `feedback`."""
     import jax
     from tqdm import tqdm
 
     key = jax.random.PRNGKey(seed)
     tally = Tally()
     guard = interrupt or DeferredInterrupt("this batch")
-    total = -(-int(np.shape(feedback.features.lengths)[0]) // batch_size)
-    with tqdm(batches(feedback, batch_size), total=total, desc=desc, unit="batch",
+    if stream is not None:
+        parts, total = stream
+    else:
+        parts = batches(feedback, batch_size)
+        total = -(-int(np.shape(feedback.features.lengths)[0]) // batch_size)
+    with tqdm(parts, total=total, desc=desc, unit="batch",
               disable=not progress, leave=False, dynamic_ncols=True, file=sys.stderr) as bar:
         for batch in bar:
             with guard.hold():
@@ -155,6 +162,16 @@ def evaluate(model: Any, feedback: Any, batch_size: int, seed: int, *,
             if stop_between_batches:
                 guard.check()
     return tally.summary()
+
+
+def fixed_test_chunks(source: Source, config: TrainConfig, size: int, samples: int
+                      ) -> Iterator[tuple[dict, Any]]:
+    """`fixed_test_set`'s samples one drawn chunk at a time (`data.fixed_set_chunks`)."""
+    return fixed_set_chunks(
+        source, size, samples, derive_seed(config.seed, "test", size),
+        random_pos=config.test_random_pos,
+        pred_as_input=use_pred_as_input(source, config.pred_as_input),
+        edges=edge_storage(config.graph))
 
 
 def _numpy_params(params: Any) -> dict[str, dict[str, np.ndarray]]:

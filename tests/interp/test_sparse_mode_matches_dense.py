@@ -177,3 +177,48 @@ def test_an_unknown_mode_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ALGSPEC_INTERP_MODE", "sparce")
     with pytest.raises(ValueError, match="unknown interpreter mode"):
         run(alg.ir, inputs, 5)
+
+
+@pytest.mark.parametrize("name", ["salsa/eccentricity.alg", "salsa/fast_mis.alg"])
+def test_edge_hints_come_from_the_snapshots_at_the_edges(name: str, monkeypatch) -> None:
+    """A sparse run's edge hints are stored as edge lists straight from its snapshots at
+    the edges: no [T, B, N, N] frames are built and converted back."""
+    alg = algspec.load(ROOT / "algorithms" / name)
+    n = 50
+    inputs = alg.generate(n, 3, np.random.default_rng(1))
+    dense = run(alg.ir, inputs, n, mode="dense")
+    converted = []
+    real = EdgeLists.from_dense
+
+    def counting(arr, graph, frames=False, mask=None):
+        converted.append(frames)
+        return real(arr, graph, frames=frames, mask=mask)
+
+    monkeypatch.setattr(EdgeLists, "from_dense", staticmethod(counting))
+    listed = run(alg.ir, _as_edge_lists(inputs), n, mode="sparse", edges="sparse")
+    edge_hints = [k for k, (st, loc, _t) in alg.spec.items() if st == "hint" and loc == "edge"]
+    assert edge_hints and True not in converted
+    for k in edge_hints:
+        assert isinstance(listed.hints[k], EdgeLists), k
+        assert np.asarray(listed.hints[k]).tobytes() == dense.hints[k].tobytes(), k
+
+
+def test_an_edge_hint_not_zero_off_the_graph_after_a_while_is_stored_dense(
+        tmp_path, monkeypatch) -> None:
+    """An edge view that is zero off the graph in its first frames and not later: found
+    out block by block (here one frame a block), then probed dense, the same bytes as a
+    dense run."""
+    monkeypatch.setattr("algspec.interp.recording._BLOCK_ELEMS", 1)
+    src = MIXED.replace("hint   edge  live: mask := true",
+                        "hint   edge  live: mask := false\n"
+                        "hint   edge  late[u, w]: mask = c[u] > 2.0 and c[w] > 2.0")
+    path = tmp_path / "late.alg"
+    path.write_text(src)
+    alg = algspec.load(path)
+    inputs = alg.generate(16, 3, np.random.default_rng(4))
+    dense = run(alg.ir, inputs, 16, mode="dense")
+    listed = run(alg.ir, _as_edge_lists(inputs), 16, mode="sparse", edges="sparse")
+    late = dense.hints["late"]
+    assert not late[0].any() and late.any()  # zero at first, later set off the graph too
+    assert not isinstance(listed.hints["late"], EdgeLists)
+    assert listed.hints["late"].tobytes() == late.tobytes()

@@ -131,3 +131,22 @@ def test_sweeps_of_one_file_share_test_sets_that_fit(bfs_run: Path, tmp_path: Pa
     ood.run_sweep(bfs_run, [7], ["trained"], samples=4, out=tmp_path / "c",
                   log=lambda _: None, shared=shared)
     assert drawn == [5, 6, 7] and len(shared) == 2
+
+
+def test_a_set_of_many_chunks_is_tested_as_it_is_drawn_with_the_same_scores(
+        bfs_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cell whose test set takes more than one sampling chunk is drawn and tested a chunk
+    at a time (never held whole): batches cut across the chunks' borders, the same
+    samples, the same scores as the whole set."""
+    from algspec.training.ood import run_sweep
+    from algspec.training.trainer import evaluate_run
+
+    monkeypatch.setattr("algspec.sampling.dataset.DEFAULT_CHUNK", 3)  # 10 samples: 4 chunks
+    summary = run_sweep(bfs_run, [6], ["trained"], samples=10, out=tmp_path / "s",
+                        batch_size=4, log=lambda _: None)
+    cell = summary["cells"][0]
+    assert cell["streamed"] is True
+    whole = evaluate_run(bfs_run, 6, 10, write=False, batch_size=4)
+    assert cell["score"] == pytest.approx(whole["score"], abs=1e-12)
+    assert cell["per_output"] == pytest.approx(whole["per_output"], abs=1e-12)
+    assert cell["mean_edges"] > 0
