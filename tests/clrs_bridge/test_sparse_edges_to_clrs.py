@@ -16,7 +16,7 @@ from algspec.compiled import load_source
 from algspec.edge_lists import EdgeLists
 from algspec.feedback import to_clrs
 from algspec.sampling import BatchSampler
-from tests.sampling.test_sparse_edge_datasets import EDGE_FLOW
+from tests.support.small_programs import EDGE_FLOW
 
 ROOT = Path(__file__).resolve().parents[2]
 

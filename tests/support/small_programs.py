@@ -57,3 +57,30 @@ output node  top: mask_one
 best = max(key[v] for v in nodes)
 forall v { top[v] = key[v] == best }
 """
+
+# Edge hints and an edge output that are zero off the graph: marks and weights of the
+# edges a search crosses.
+EDGE_FLOW = """\
+algorithm edge_flow
+nodes n
+graph input adj
+
+input  node s: mask_one ~ source_node()
+input  edge A: scalar ~ erdos_renyi(p = 0.3, weighted = true, low = 0.1, high = 1.0)
+input  edge adj: mask = adjacency(A)
+hint   node reach: mask := s
+hint   edge used: mask := false
+hint   edge w: scalar := 0.0
+output edge flow: scalar = w
+
+record
+while any(not reach[v] and any(reach[u] and A[u, v] > 0 for u in incoming(v))  # allow: W201
+          for v in nodes) bound n {
+    forall v, u where A[v, u] != 0 and reach[v] and not reach[u] {
+        used[v, u] = true
+        w[v, u] = A[v, u] + 1.0
+        reach[u] = true by any
+    }
+    record
+}
+"""

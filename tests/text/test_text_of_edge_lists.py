@@ -10,7 +10,7 @@ from algspec.edge_lists import EdgeLists
 from algspec.sampling import BatchSampler
 from algspec.text.format import format_sample
 from algspec.text.records import one_sample
-from tests.sampling.test_sparse_edge_datasets import EDGE_FLOW
+from tests.support.small_programs import EDGE_FLOW
 
 
 def test_one_sample_of_edge_lists_prints_as_the_dense_sample() -> None:
