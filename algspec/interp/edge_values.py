@@ -126,3 +126,52 @@ def at_graph(src: EdgeValued, graph: EdgeGraph) -> np.ndarray:
     if src.graph.same_as(graph):
         return src.values
     return src.lookup(graph.sample, graph.senders, graph.receivers)
+
+
+class FramesEdgeValued(EdgeValued):
+    """An input held at its edges, as the frames environment of the recorded hints sees it
+    (`recording.frames_env`): sample t * B + b is sample b at frame t, the same edges."""
+
+    __slots__ = ("_base", "_frames")
+
+    def __init__(self, base: EdgeValued, frames: int) -> None:
+        g = base.graph
+        counts = np.tile(g.counts, frames)
+        graph = EdgeGraph(g.n, np.concatenate([[0], np.cumsum(counts)]),
+                          np.tile(g.senders, frames), np.tile(g.receivers, frames))
+        super().__init__(graph, np.tile(base.values, frames))
+        self._base, self._frames = base, frames
+
+    def dense(self) -> np.ndarray:
+        one = self._base.dense()
+        return np.broadcast_to(one[None], (self._frames,) + one.shape).reshape(
+            (self._frames * one.shape[0],) + one.shape[1:])
+
+
+def and_terms(e: ir.Expr) -> list[ir.Expr]:
+    """The conjuncts of `a and b and ...` (`[e]` for anything else)."""
+    if isinstance(e, ir.Binary) and e.op == "and":
+        return and_terms(e.left) + and_terms(e.right)
+    return [e]
+
+
+def own_cell_reads(e: ir.Expr) -> list[str]:
+    """The data a conjunct of `e` reads bare at the scope's own edge (`X[u, v]`)."""
+    out = []
+    for t in and_terms(e):
+        if isinstance(t, ir.Read) and len(t.indices) == 2 and all(
+                isinstance(x, ir.IndexVar) and x.axis == a for a, x in enumerate(t.indices)):
+            out.append(t.name)
+    return out
+
+
+def within(src: EdgeValued, graph: EdgeGraph) -> bool:
+    """Whether every nonzero edge of `src` is an edge of `graph` (same batch)."""
+    g = src.nonzero_graph()
+    if g.batch_size != graph.batch_size:
+        return False
+    keys = (graph.sample.astype(np.int64) * graph.n + graph.senders) * graph.n + \
+        graph.receivers
+    want = (g.sample.astype(np.int64) * g.n + g.senders) * g.n + g.receivers
+    pos = np.minimum(np.searchsorted(keys, want), max(0, keys.size - 1))
+    return not want.size or bool(keys.size and np.all(keys[pos] == want))

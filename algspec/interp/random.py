@@ -46,16 +46,38 @@ def _words(x: np.ndarray, B: int) -> np.ndarray:
 
 
 def sample_keys(prog: ir.Program, state: dict[str, np.ndarray], B: int) -> np.ndarray:
-    """The key of each sample, [B] uint64: a hash of its primary inputs, in declaration order."""
+    """The key of each sample, [B] uint64: a hash of its primary inputs, in declaration order.
+
+    An input held at its edges (`edge_values`) hashes to the same key without being built
+    N x N: the sum over every pair is the sum for an all-zero array (the same for every
+    sample) plus, at each edge, its value's term minus the zero's (uint64 sums wrap, so
+    the order does not matter)."""
     key = np.zeros(B, np.uint64)
     with np.errstate(over="ignore"):
         for k, d in enumerate(prog.decls):
             if d.stage != ir.Stage.INPUT or d.derived is not None or d.name not in state:
                 continue
+            held = state.edge_valued(d.name) if hasattr(state, "edge_valued") else None
+            if held is not None:
+                key = mix(key + _edge_sums(held, np.uint64(k << 40)))
+                continue
             w = _words(state[d.name], B)
             pos = mix(np.arange(w.shape[1], dtype=np.uint64) + np.uint64(k << 40))
             key = mix(key + (mix(w ^ pos[None, :]).sum(axis=1, dtype=np.uint64)))
     return key
+
+
+def _edge_sums(held, salt: np.uint64) -> np.ndarray:
+    """`sample_keys`'s per-sample sum for an [B, N, N] input held at its edges, [B]."""
+    g = held.graph
+    n2 = g.n * g.n
+    zero = mix(mix(np.arange(n2, dtype=np.uint64) + salt)).sum(dtype=np.uint64)  # w = 0
+    p = g.senders.astype(np.uint64) * np.uint64(g.n) + g.receivers.astype(np.uint64)
+    pos = mix(p + salt)
+    w = _words(held.values, g.num_edges).reshape(-1)
+    terms = mix(w ^ pos) - mix(pos)
+    total = np.concatenate([np.zeros(1, np.uint64), np.cumsum(terms, dtype=np.uint64)])
+    return zero + (total[g.offsets[1:]] - total[g.offsets[:-1]])
 
 
 def _lanes(env: EvalEnv, e: ir.Rand, rank: int, pair: list[np.ndarray] | None) -> np.ndarray:

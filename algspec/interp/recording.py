@@ -17,9 +17,18 @@ import numpy as np
 from algspec import ir
 from algspec.diagnostics import RuntimeFault
 from algspec.edge_lists import EdgeLists
+from algspec.interp import mode as modes
 from algspec.interp.edge_storage import input_probe, storage_graph
+from algspec.interp.edge_values import (
+    EdgeState,
+    FramesEdgeValued,
+    edge_valued,
+    own_cell_reads,
+    within,
+)
 from algspec.interp.env import Env
 from algspec.interp.probes import probe, probe_shape
+from algspec.interp.sparse_edges import EdgeScope
 
 _RESERVE_BYTES = 1 << 30  # most address space one snapshot buffer reserves up front
 _BLOCK_ELEMS = 1 << 18    # about how many values one block of frames evaluates at once
@@ -176,8 +185,12 @@ class Recorder:
         """The environment whose batch is every (frame, sample) pair of frames t0..t1-1
         (`skip`: data no probe will read there)."""
         T, B = t1 - t0, env.B
-        state = {}
+        state = EdgeState()
         for name in self.view_reads - skip:
+            held = edge_valued(env.state, name)
+            if held is not None:  # an input held at its edges: so it stays, per frame
+                state[name] = FramesEdgeValued(held, T)
+                continue
             arr = env.state.get(name)
             if arr is None:
                 continue
@@ -267,9 +280,13 @@ class Recorder:
                 if gather is not None and d in gather.failed:
                     continue  # probed dense afterwards
                 taken = gather is not None and gather.takes(d)
-                out = np.empty((t1 - t0, B) + probe_shape(d, N), dtype) if taken else \
-                    hints[d.name][t0:t1]
+                viewed = taken and gather.at_edges(d)  # a view evaluated at the edges only
+                out = None if viewed else np.empty((t1 - t0, B) + probe_shape(d, N), dtype) \
+                    if taken else hints[d.name][t0:t1]
                 try:
+                    if viewed:
+                        gather.put_view(fenv, d, lanes, t0, t1 - t0)
+                        continue
                     probe(fenv, d, lanes, out=out.reshape((-1,) + out.shape[2:]))
                 except RuntimeFault as f:
                     raise self._frame_fault(f, t0, B, d) from None
@@ -351,12 +368,45 @@ class _EdgeGather:
         self.graph = storage_graph(env)
         self.failed: list[ir.DataDecl] = []
         self.values: dict[str, np.ndarray] = {}
+        self.views: set[str] = set()  # evaluated at the edges (`at_edges`)
         self._mask: np.ndarray | None = None
         if self.graph is None:
             return
         for d in per_frame:
             if d.loc == ir.Loc.EDGE and d.clrs_type != "categorical":
                 self.values[d.name] = np.zeros((T, self.graph.num_edges), env.dtype)
+                if self._view_at_edges(env, d):
+                    self.views.add(d.name)
+
+    def _view_at_edges(self, env: Env, d: ir.DataDecl) -> bool:
+        """Whether view `d` can be evaluated at the edges alone: an own-edge expression
+        (`mode.edge_expr_blocker`) that is `X[u, v] and ...` with X an input held at its
+        edges, all of them edges of the graph, so the view is false off the graph."""
+        if d.derived is None or d.masked is not None or d.clrs_type != "mask" or \
+                modes.edge_expr_blocker(d.derived, env.prog) is not None:
+            return False
+        for name in own_cell_reads(d.derived):
+            held = edge_valued(env.state, name)
+            if held is not None and within(held, self.graph):
+                return True
+        return False
+
+    def at_edges(self, d: ir.DataDecl) -> bool:
+        return d.name in self.views
+
+    def put_view(self, fenv: Env, d: ir.DataDecl, lanes: np.ndarray, t0: int,
+                 frames: int) -> None:
+        """View `d`'s frames t0.. evaluated at each frame's edges (frames after a sample's
+        end: zero, as the dense probe pads them)."""
+        g = self.graph
+        B, M = g.batch_size, g.num_edges
+        b = (np.arange(frames)[:, None] * B + g.sample[None, :]).reshape(-1)
+        axes = {0: np.tile(g.senders.astype(np.int64), frames),
+                1: np.tile(g.receivers.astype(np.int64), frames)}
+        live = lanes[b]
+        scope = EdgeScope(fenv, b, axes)
+        v = scope.full(scope.eval(d.derived, live))
+        self.values[d.name][t0:t0 + frames] = np.where(live, v, 0).reshape(frames, M)
 
     def takes(self, d: ir.DataDecl) -> bool:
         return d.name in self.values

@@ -222,3 +222,24 @@ def test_an_edge_hint_not_zero_off_the_graph_after_a_while_is_stored_dense(
     assert not late[0].any() and late.any()  # zero at first, later set off the graph too
     assert not isinstance(listed.hints["late"], EdgeLists)
     assert listed.hints["late"].tobytes() == late.tobytes()
+
+
+def test_rand_keys_and_edge_views_never_build_the_inputs_n_by_n() -> None:
+    """salsa/fast_mis draws `rand()` (keyed by a hash of its inputs) and records an edge
+    view of its input (`Ain_h`): with the input held at its edges, the key is hashed and
+    the view evaluated there, with the dense run's bytes and no N x N input built."""
+    alg = algspec.load(ROOT / "algorithms/salsa/fast_mis.alg")
+    n = 60
+    inputs = alg.generate(n, 3, np.random.default_rng(2), family="sparse_er")
+    keys = np.array([11, 12, 13], np.uint64)
+    dense = run(alg.ir, inputs, n, mode="dense", rand_keys=keys)
+    mach = Machine(alg.ir, _as_edge_lists(inputs), n, mode="sparse")
+    mach.given_rand_keys = keys
+    mach.edge_probes = True
+    traj = mach.run()
+    assert isinstance(mach.state.edge_valued("A"), EdgeValued)
+    assert isinstance(traj.hints["Ain_h"], EdgeLists)
+    for k in dense.hints:
+        assert np.asarray(traj.hints[k]).tobytes() == dense.hints[k].tobytes(), k
+    for k in dense.outputs:
+        assert np.asarray(traj.outputs[k]).tobytes() == dense.outputs[k].tobytes(), k
