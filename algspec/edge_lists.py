@@ -22,7 +22,17 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["EdgeGraph", "EdgeLists", "densified", "is_edge_lists"]
+__all__ = ["EDGE_STORAGES", "EdgeGraph", "EdgeLists", "check_edges", "densified"]
+
+# How edge data are held: "dense" [B, N, N] arrays, or "sparse" `EdgeLists` (`edges=`).
+EDGE_STORAGES = ("dense", "sparse")
+
+
+def check_edges(edges: str) -> str:
+    """`edges` if it names a storage, else a clear ValueError."""
+    if edges not in EDGE_STORAGES:
+        raise ValueError(f"edges must be one of {', '.join(EDGE_STORAGES)}, got {edges!r}")
+    return edges
 
 
 class EdgeGraph:
@@ -240,10 +250,6 @@ class EdgeLists:
             return None  # -0.0 too: densifying must give back the same bytes
         values = arr[lead + (graph.sample, graph.senders, graph.receivers)]
         return cls(graph, np.ascontiguousarray(values), frames)
-
-
-def is_edge_lists(x: Any) -> bool:
-    return isinstance(x, EdgeLists)
 
 
 def densified(x: Any, dtype: Any = None) -> np.ndarray:

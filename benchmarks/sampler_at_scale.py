@@ -6,7 +6,7 @@ One run prints three tables and the goal lines of the sparse-sampling work:
    eccentricity, dfs), family and size: the seconds, samples/s and peak resident
    memory of drawing one fixed set of `--samples` samples with algspec
    (`BatchSampler(alg, alg.spec, S, seed=0, length=n, family=F, edges="sparse")
-   .next()`, `edges=` only where BatchSampler has it) and with dm-clrs's own sampler
+   .next()`) and with dm-clrs's own sampler
    (`clrs.build_sampler(name, num_samples=S, length=n, seed=0, p=(p,)).next()`)
    where dm-clrs has one (bfs, dijkstra, mst_prim, dfs; "-" for the others), and the
    ratios. dm-clrs draws its own G(n, p) whatever the family, with p set so that
@@ -47,7 +47,6 @@ Usage: nice python benchmarks/sampler_at_scale.py [--quick] [--samples 32]
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import math
 import os
@@ -59,6 +58,8 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from algspec.training.grid_progress import duration_text
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -90,8 +91,8 @@ def _status_gb(key: str) -> float:
             for line in f:
                 if line.startswith(key + ":"):
                     return int(line.split()[1]) / 2**20
-    except OSError:
-        pass
+    except OSError:  # no /proc: the peak is all getrusage knows
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
 
 
@@ -118,21 +119,13 @@ def mean_degree(mask: object) -> float:
     return total / max(b_count * n, 1)
 
 
-def sparse_edges_kwargs() -> dict[str, str]:
-    """`edges="sparse"` where this BatchSampler takes `edges=`, else nothing."""
-    from algspec.sampling import BatchSampler
-
-    return {"edges": "sparse"} if "edges" in inspect.signature(BatchSampler).parameters else {}
-
-
 def edge_storage(fb: object) -> str:
     """How a Feedback holds its edge data: sparse (all as edge lists), dense, or k/m sparse."""
-    try:
-        from algspec.edge_lists import is_edge_lists
-    except ImportError:
-        return "dense"
+    from algspec.edge_lists import EdgeLists
+
     data = [*fb.features.inputs, *fb.features.hints, *fb.outputs]  # type: ignore[attr-defined]
-    edge = [is_edge_lists(dp.data) for dp in data if getattr(dp, "location", "") == "edge"]
+    edge = [isinstance(dp.data, EdgeLists) for dp in data
+            if getattr(dp, "location", "") == "edge"]
     held = sum(edge)
     return "sparse" if edge and held == len(edge) else "dense" if not held else \
         f"{held}/{len(edge)} sparse"
@@ -160,7 +153,7 @@ def run_task(task: dict, import_gb: float | None = None) -> dict:
         from algspec.sampling import BatchSampler
 
         alg = algspec.load(task["path"])
-        kwargs = sparse_edges_kwargs()
+        kwargs: dict[str, object] = {"edges": "sparse"}
         if task.get("chunk"):
             kwargs["chunk_size"] = task["chunk"]
 
@@ -236,7 +229,7 @@ class Launcher:
             for path, family in warm:
                 alg = algspec.load(path)
                 BatchSampler(alg, alg.spec, 1, seed=1, length=WARM_N, family=family,
-                             **sparse_edges_kwargs()).next()
+                             edges="sparse").next()
 
     def __call__(self, task: dict) -> Result:
         if task["kind"] != "degree" and self.max_seconds:
@@ -462,14 +455,6 @@ def protocol_estimate(args: argparse.Namespace, results: dict, part: str, stem: 
     return seconds, lower, used
 
 
-def _duration(seconds: float) -> str:
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
-
-
 def goals(args: argparse.Namespace, results: dict, storage: str) -> None:
     """Section 3: each goal against this run's numbers."""
     s, fam = args.samples, _pick_family(args)
@@ -527,16 +512,16 @@ def goals(args: argparse.Namespace, results: dict, storage: str) -> None:
             if stem == "bfs" and part == "salsa":
                 if est is None:
                     rows.append(("SALSA test protocol, bfs.alg", "-", "-",
-                                 f"< {_duration(GOAL_PROTOCOL_SECONDS)} on 2 cores",
+                                 f"< {duration_text(GOAL_PROTOCOL_SECONDS)} on 2 cores",
                                  _verdict(None)))
                 else:
                     at_best = est[0] / speedup_of
                     mark = "> " if est[1] else ""
-                    on = (f"one process {mark}{_duration(est[0])}; --jobs {args.jobs} on "
+                    on = (f"one process {mark}{duration_text(est[0])}; --jobs {args.jobs} on "
                           f"{cores} cores: / {speedup_of}")
                     rows.append(("SALSA test protocol, bfs.alg", on,
-                                 f"{mark}{_duration(at_best)} at best",
-                                 f"< {_duration(GOAL_PROTOCOL_SECONDS)} on 2 cores",
+                                 f"{mark}{duration_text(at_best)} at best",
+                                 f"< {duration_text(GOAL_PROTOCOL_SECONDS)} on 2 cores",
                                  _protocol_verdict(at_best, est[1])))
 
     print("\n## 3. goals\n")
@@ -560,8 +545,8 @@ def goals(args: argparse.Namespace, results: dict, storage: str) -> None:
         seconds, lower, used = est
         mark = "> " if lower else ""
         ok = _protocol_verdict(seconds / speedup_of, lower)
-        print(f"| {stem} | {used} | {mark}{_duration(seconds)} | "
-              f"{mark}{_duration(seconds / speedup_of)} | {ok} |")
+        print(f"| {stem} | {used} | {mark}{duration_text(seconds)} | "
+              f"{mark}{duration_text(seconds / speedup_of)} | {ok} |")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -603,11 +588,10 @@ def main(argv: list[str] | None = None) -> int:
 
     first = [*args.files, *args.parallel_files][:1]
     run = Launcher(args.fork, args.max_seconds, [(f, fam) for f in first for fam in args.families])
-    storage = "sparse edge lists (edges=\"sparse\")" if sparse_edges_kwargs() else \
-        "dense N x N (this BatchSampler has no edges=)"
     print("# Sampling at SALSA-CLRS's scale: algspec against dm-clrs\n")
     print(machine_line(args) + "\n")
-    print(f"- algspec edge storage asked for: {storage}; the `edges` columns say how the "
+    print("- algspec edge storage asked for: sparse edge lists (edges=\"sparse\"); the `edges` "
+          "columns say how the "
           "Feedback held its edge data (sparse: all as edge lists, k/m: k of its m edge data).")
     how = ("each draw in a child forked from one process after the imports; peak = that "
            "process's resident memory (imports GB) + the child's own growth" if args.fork else
@@ -633,7 +617,7 @@ def main(argv: list[str] | None = None) -> int:
         parallel(args, run, results)
     if args.baseline:
         one_batch(args, run)
-    goals(args, results, storage.split(" (")[0])
+    goals(args, results, "sparse edge lists")
     return 0
 
 

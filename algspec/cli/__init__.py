@@ -28,6 +28,7 @@ from algspec.cli.args import (
 )
 from algspec.cli.args import parse_params as _parse_params
 from algspec.diagnostics import AlgError, RuntimeFault, render
+from algspec.edge_lists import EDGE_STORAGES
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   rich_markup_mode=None,
@@ -204,8 +205,8 @@ def sample(
     """Write K samples of size N as .npz with a manifest (reproducible byte for byte)."""
     if length < 1 or num < 1:
         raise fail("--length and --num must be positive")
-    if edges not in ("dense", "sparse"):
-        raise fail(f"unknown --edges {edges!r}; use dense or sparse")
+    if edges not in EDGE_STORAGES:
+        raise fail(f"unknown --edges {edges!r}; use {' or '.join(EDGE_STORAGES)}")
     _check_sample_launcher(launcher, address)
     alg = load_or_exit(file)  # the input's mistakes first, then the output's
     check_out_folder(out)

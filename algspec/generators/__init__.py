@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from algspec.edge_lists import EdgeLists
+from algspec.edge_lists import EdgeLists, check_edges
 from algspec.generators import families, graphs, joint, sequences
 from algspec.generators.base import Domain, Generator, Location, ParamValue, _validate
 from algspec.generators.fit import check_declared_type as _check_fit
@@ -74,9 +74,6 @@ def check_declared_type(gen: Generator | str, loc: str, clrs_type: str | None,
     return _check_fit(g, loc, clrs_type, categories, params, GENERATORS)
 
 
-EDGE_MODES = ("dense", "sparse")
-
-
 def draw_inputs(requests: Mapping[str, tuple[str, Mapping[str, Any]]],
                 rng: np.random.Generator, batch: int, n: int,
                 edges: str = "dense") -> dict[str, np.ndarray | EdgeLists]:
@@ -92,8 +89,7 @@ def draw_inputs(requests: Mapping[str, tuple[str, Mapping[str, Any]]],
     draw, so `np.asarray` of it is the dense draw's bytes and later inputs are
     unchanged.  Every other input is the same dense array as with "dense".
     """
-    if edges not in EDGE_MODES:
-        raise ValueError(f"edges must be one of {', '.join(EDGE_MODES)}, got {edges!r}")
+    check_edges(edges)
     out: dict[str, np.ndarray | EdgeLists] = {}
     joint_draws: dict[tuple[str, str], dict[str, np.ndarray]] = {}
     for name, (gen_name, params) in requests.items():
@@ -174,6 +170,6 @@ CLRS_INPUTS: dict[str, dict[str, tuple[str, dict[str, ParamValue]]]] = {
     "graham_scan": _HULL, "jarvis_march": _HULL,
 }
 
-__all__ = ["CLRS_INPUTS", "EDGE_MODES", "GENERATORS", "Domain", "Generator", "Location",
+__all__ = ["CLRS_INPUTS", "GENERATORS", "Domain", "Generator", "Location",
            "ParamValue", "check_declared_type", "community_blocks", "draw_inputs", "is_expr",
            "jsonable", "markdown_table", "param_text", "pointer_range_problem", "validate_params"]

@@ -47,18 +47,15 @@ Pairs = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 def _tree_edges(rng: np.random.Generator, batch: int, n: int) -> np.ndarray:
-    """A random recursive tree in rank order: node k > 0 below a uniform j < k (edge j -> k)."""
-    ranks = np.arange(n)
-    parent = np.floor(rng.random((batch, n)) * ranks).astype(np.int64)
+    """A random recursive tree as a [batch, n, n] mask (`_tree_pairs`)."""
     tree = np.zeros((batch, n, n), dtype=bool)
-    b = np.repeat(np.arange(batch), max(n - 1, 0))
-    child = np.tile(ranks[1:], batch)
-    tree[b, parent[:, 1:].reshape(-1), child] = True
+    tree[_tree_pairs(rng, batch, n)] = True
     return tree
 
 
 def _tree_pairs(rng: np.random.Generator, batch: int, n: int) -> Pairs:
-    """`_tree_edges` as pairs (the same draw)."""
+    """A random recursive tree in rank order: node k > 0 below a uniform j < k (edge j -> k),
+    as (sample, j, k) pairs."""
     parent = np.floor(rng.random((batch, n)) * np.arange(n)).astype(np.int64)
     b = np.repeat(np.arange(batch), max(n - 1, 0))
     return b, parent[:, 1:].reshape(-1), np.tile(np.arange(1, n), batch)

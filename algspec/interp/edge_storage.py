@@ -23,16 +23,6 @@ if TYPE_CHECKING:
 
 Trajectories = Any  # `recording.Trajectories`, which reads its input probes from here
 
-EDGES = ("dense", "sparse")
-
-
-def check_edges(edges: str) -> str:
-    """`edges` if it names a storage, else a clear ValueError."""
-    if edges not in EDGES:
-        raise ValueError(f"edges must be one of {', '.join(EDGES)}, got {edges!r}")
-    return edges
-
-
 def storage_graph(env: Env) -> EdgeGraph | None:
     """The edges edge data are stored at: the interconnection graph's, None for a complete
     graph (every pair is an edge: nothing to gain). Built once per run."""

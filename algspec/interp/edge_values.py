@@ -170,8 +170,5 @@ def within(src: EdgeValued, graph: EdgeGraph) -> bool:
     g = src.nonzero_graph()
     if g.batch_size != graph.batch_size:
         return False
-    keys = (graph.sample.astype(np.int64) * graph.n + graph.senders) * graph.n + \
-        graph.receivers
-    want = (g.sample.astype(np.int64) * g.n + g.senders) * g.n + g.receivers
-    pos = np.minimum(np.searchsorted(keys, want), max(0, keys.size - 1))
-    return not want.size or bool(keys.size and np.all(keys[pos] == want))
+    edges = EdgeValued(graph, np.ones(graph.num_edges, bool))
+    return bool(edges.lookup(g.sample, g.senders, g.receivers).all())

@@ -19,10 +19,10 @@ import numpy as np
 
 from algspec import ir
 from algspec.diagnostics import RuntimeFault, Span
-from algspec.edge_lists import EdgeLists
+from algspec.edge_lists import EdgeLists, check_edges
 from algspec.interp import random
 from algspec.interp.calls import call_proc, recur
-from algspec.interp.edge_storage import check_edges, dense_probes, stored_at_edges
+from algspec.interp.edge_storage import dense_probes, stored_at_edges
 from algspec.interp.edge_values import EdgeState, EdgeValued, adjacency_of, adjacency_source
 from algspec.interp.env import NP_DTYPE as _NP
 from algspec.interp.env import Env

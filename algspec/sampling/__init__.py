@@ -33,9 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from algspec.edge_lists import EdgeLists
+from algspec.edge_lists import EdgeLists, check_edges
 from algspec.feedback import feedback_of
-from algspec.interp.edge_storage import check_edges
 from algspec.interp.memory import small_pages
 from algspec.sampling.dataset import fitting_chunk, sample_dataset
 from algspec.sampling.trajectory_batches import (

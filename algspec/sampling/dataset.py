@@ -33,8 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from algspec.edge_lists import EdgeGraph, EdgeLists
-from algspec.interp.edge_storage import check_edges
+from algspec.edge_lists import EdgeGraph, EdgeLists, check_edges
 from algspec.process import output_files
 from algspec.process.memory_budget import check_samples_fit, trajectory_bytes
 from algspec.sampling import identity

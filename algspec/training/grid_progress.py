@@ -9,7 +9,7 @@ from typing import Any
 from algspec.training.metrics import score_text
 
 
-def _duration(seconds: float) -> str:
+def duration_text(seconds: float) -> str:
     """A rough duration for an ETA: `40 s`, `12 min`, `3.5 h`."""
     if seconds < 90:
         return f"{seconds:.0f} s"
@@ -42,7 +42,7 @@ class GridProgress:
         text = f"{self.done}/{self.total} done, {running} running, {self.failed} failed"
         elapsed = time.monotonic() - self.start
         if ended and left:
-            text += f", ETA {_duration(elapsed / ended * left)}"
+            text += f", ETA {duration_text(elapsed / ended * left)}"
         return text
 
 
