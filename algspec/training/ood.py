@@ -13,12 +13,11 @@ written from the cells at the end.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import json
 import resource
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -200,6 +199,7 @@ def test_cell(run_dir: Path, ckpt: dict[str, Any], config: TrainConfig, cell: Ce
         fixed_test_set,
         scores_of,
         source_for_run,
+        streams_test_set,
     )
 
     resettable = reset_peak_rss()
@@ -210,7 +210,7 @@ def test_cell(run_dir: Path, ckpt: dict[str, Any], config: TrainConfig, cell: Ce
     else:
         source = source_for_run(config, ckpt.get("source_path"),
                                 family_params(config, cell.family))
-        if _streams(source, cell, jobs):
+        if streams_test_set(source, cell.size, cell.samples, jobs):
             return _streamed_cell(run_dir, ckpt, config, cell, batch_size, source,
                                   progress=progress, guard=guard, resettable=resettable)
         spec, test_set = fixed_test_set(source, config, cell.size, cell.samples,
@@ -240,62 +240,28 @@ def test_cell(run_dir: Path, ckpt: dict[str, Any], config: TrainConfig, cell: Ce
     }
 
 
-def _streams(source: Any, cell: Cell, jobs: int) -> bool:
-    """Whether a cell's test set is tested as it is drawn, chunk by chunk, never held
-    whole: a set of more than one sampling chunk drawn by one process (1,000 samples at
-    n = 1600 of a file with n frames hold tens of GB of hints)."""
-    from algspec.sampling.dataset import fitting_chunk
-
-    return source.chunks is not None and jobs == 1 and cell.samples > fitting_chunk(cell.size)
-
-
 def _streamed_cell(run_dir: Path, ckpt: dict[str, Any], config: TrainConfig, cell: Cell,
                    batch_size: int, source: Any, *, progress: bool,
                    guard: DeferredInterrupt, resettable: bool) -> dict[str, Any]:
-    """`test_cell` on a set drawn and tested a chunk at a time: the same samples and
-    batches as the whole set (`data.rebatched`), one chunk in memory."""
-    from algspec.training.backends import get_backend
-    from algspec.training.data import rebatched
-    from algspec.training.trainer import evaluate, fixed_test_chunks, scores_of
+    """`test_cell` on a set drawn and tested a chunk at a time (`trainer.test_as_drawn`)."""
+    from algspec.training.trainer import scores_of, test_as_drawn
 
-    saved_spec = {k: tuple(v) for k, v in ckpt["spec"].items()}
-    clock: dict[str, Any] = {"sampling": 0.0}  # seconds drawing; the chunks' spec
     edges = {"sum": 0.0, "count": 0}
 
-    def drawn() -> Iterator[Any]:
-        chunks = fixed_test_chunks(source, config, cell.size, cell.samples)
-        while True:
-            t = time.perf_counter()
-            spec, fb = next(chunks, (None, None))
-            clock["sampling"] += time.perf_counter() - t
-            if fb is None:
-                return
-            if {k: tuple(v) for k, v in spec.items()} != saved_spec:
-                raise ValueError(f"{config.algorithm}: its spec changed since the run was "
-                                 "trained")
-            clock["spec"] = spec
-            counts = _edge_counts(fb)
-            edges["sum"] += float(np.sum(counts)) if counts is not None else 0.0
-            edges["count"] += 0 if counts is None else len(counts)
-            yield fb
+    def count_edges(fb: Any) -> None:
+        counts = _edge_counts(fb)
+        edges["sum"] += float(np.sum(counts)) if counts is not None else 0.0
+        edges["count"] += 0 if counts is None else len(counts)
 
-    parts = rebatched(drawn(), batch_size)
-    first = next(parts)
-    with guard.hold():
-        model = get_backend(config.backend).restore(
-            clock["spec"], first, config, run_dir, ckpt["params"])
-    t1 = time.perf_counter()
-    total = -(-cell.samples // batch_size)
-    scores = evaluate(model, None, batch_size, derive_seed(config.seed, "val", 0),
-                      progress=progress, interrupt=guard,
-                      desc=f"{cell.family} n={cell.size} (the first batch compiles)",
-                      stream=(itertools.chain([first], parts), total))
-    tested = time.perf_counter() - t1 - clock["sampling"]
+    scores, sampling, tested = test_as_drawn(
+        run_dir, ckpt, config, source, cell.size, cell.samples, batch_size,
+        progress=progress, guard=guard, seen=count_edges,
+        desc=f"{cell.family} n={cell.size} (the first batch compiles)")
     return {
         "family": cell.family, "size": cell.size, "samples": cell.samples,
         **scores_of(scores),
         "mean_edges": edges["sum"] / edges["count"] if edges["count"] else None,
-        "sample_seconds": round(clock["sampling"], 3),
+        "sample_seconds": round(sampling, 3),
         "test_seconds": round(tested, 3),
         "batch_size": batch_size,
         "streamed": True,

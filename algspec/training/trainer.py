@@ -35,6 +35,7 @@ best validation score; test those), written for a single algorithm.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import pickle
@@ -172,6 +173,57 @@ def fixed_test_chunks(source: Source, config: TrainConfig, size: int, samples: i
         random_pos=config.test_random_pos,
         pred_as_input=use_pred_as_input(source, config.pred_as_input),
         edges=edge_storage(config.graph))
+
+
+def streams_test_set(source: Source, size: int, samples: int, jobs: int = 1) -> bool:
+    """Whether a test set is tested as it is drawn, chunk by chunk, never held whole: a
+    set of more than one sampling chunk drawn by one process (1,000 samples at n = 1600
+    of a file with n frames hold tens of GB of hints)."""
+    from algspec.sampling.dataset import fitting_chunk
+
+    return source.chunks is not None and jobs == 1 and samples > fitting_chunk(size)
+
+
+def test_as_drawn(run_dir: Path, ckpt: dict[str, Any], config: TrainConfig, source: Source,
+                  size: int, samples: int, batch_size: int, *, progress: bool,
+                  guard: DeferredInterrupt, desc: str,
+                  seen: Callable[[Any], None] | None = None
+                  ) -> tuple[dict[str, Any], float, float]:
+    """A run's best parameters tested on its test set at `size`, drawn and tested a chunk
+    at a time: the same samples and batches as the whole set (`data.rebatched`), one
+    chunk in memory. Returns (scores, seconds drawing, seconds testing); `seen` gets each
+    chunk as it is drawn."""
+    from algspec.training.data import rebatched
+
+    saved_spec = {k: tuple(v) for k, v in ckpt["spec"].items()}
+    clock: dict[str, Any] = {"sampling": 0.0}  # seconds drawing; the chunks' spec
+
+    def drawn() -> Iterator[Any]:
+        chunks = fixed_test_chunks(source, config, size, samples)
+        while True:
+            t = time.perf_counter()
+            spec, fb = next(chunks, (None, None))
+            clock["sampling"] += time.perf_counter() - t
+            if fb is None:
+                return
+            if {k: tuple(v) for k, v in spec.items()} != saved_spec:
+                raise ValueError(f"{config.algorithm}: its spec changed since the run was "
+                                 "trained")
+            clock["spec"] = spec
+            if seen is not None:
+                seen(fb)
+            yield fb
+
+    parts = rebatched(drawn(), batch_size)
+    first = next(parts)
+    with guard.hold():
+        model = get_backend(config.backend).restore(
+            clock["spec"], first, config, Path(run_dir), ckpt["params"])
+    t1 = time.perf_counter()
+    scores = evaluate(model, None, batch_size, derive_seed(config.seed, "val", 0),
+                      progress=progress, interrupt=guard, desc=desc,
+                      stream=(itertools.chain([first], parts), -(-samples // batch_size)))
+    return scores, clock["sampling"], time.perf_counter() - t1 - clock["sampling"]
 
 
 def _numpy_params(params: Any) -> dict[str, dict[str, np.ndarray]]:
@@ -825,20 +877,27 @@ def evaluate_run(
     _note(progress, "loading JAX" + (", TensorFlow and dm-clrs" if config.backend == "clrs"
                                       else ""))
     source = source_for_run(config, ckpt.get("source_path"))
-    _note(progress, f"generating data: {samples} test samples at n={size}")
-    spec, test_set = fixed_test_set(source, config, size, samples, jobs=jobs)
-    saved_spec = {k: tuple(v) for k, v in ckpt["spec"].items()}
-    if {k: tuple(v) for k, v in spec.items()} != saved_spec:
-        raise ValueError(f"{config.algorithm}: its spec changed since the run was trained")
+    batch_size = batch_size or config.eval_batch_size
     guard = DeferredInterrupt("this batch", on_force=on_interrupt)
-    with guard.hold():
-        model = get_backend(config.backend).restore(
-            spec, next(batches(test_set, batch_size or config.eval_batch_size)), config,
-            Path(run_dir), ckpt["params"])
+    desc = f"testing at n={size} (the first batch compiles)"
     t0 = time.perf_counter()
-    scores = evaluate(model, test_set, batch_size or config.eval_batch_size,
-                      derive_seed(config.seed, "val", 0), progress=progress,
-                      desc=f"testing at n={size} (the first batch compiles)", interrupt=guard)
+    if streams_test_set(source, size, samples, jobs):
+        _note(progress, f"testing {samples} samples at n={size} as they are drawn")
+        scores, _, _ = test_as_drawn(Path(run_dir), ckpt, config, source, size, samples,
+                                     batch_size, progress=progress, guard=guard, desc=desc)
+    else:
+        _note(progress, f"generating data: {samples} test samples at n={size}")
+        spec, test_set = fixed_test_set(source, config, size, samples, jobs=jobs)
+        saved_spec = {k: tuple(v) for k, v in ckpt["spec"].items()}
+        if {k: tuple(v) for k, v in spec.items()} != saved_spec:
+            raise ValueError(f"{config.algorithm}: its spec changed since the run was trained")
+        with guard.hold():
+            model = get_backend(config.backend).restore(
+                spec, next(batches(test_set, batch_size)), config, Path(run_dir),
+                ckpt["params"])
+        t0 = time.perf_counter()
+        scores = evaluate(model, test_set, batch_size, derive_seed(config.seed, "val", 0),
+                          progress=progress, desc=desc, interrupt=guard)
     out = {
         "algorithm": ckpt["algorithm"],
         "processor": config.processor,

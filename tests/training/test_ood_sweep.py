@@ -146,7 +146,31 @@ def test_a_set_of_many_chunks_is_tested_as_it_is_drawn_with_the_same_scores(
                         batch_size=4, log=lambda _: None)
     cell = summary["cells"][0]
     assert cell["streamed"] is True
+    streamed = evaluate_run(bfs_run, 6, 10, write=False, batch_size=4)
+    monkeypatch.setattr("algspec.training.trainer.streams_test_set", lambda *a, **k: False)
     whole = evaluate_run(bfs_run, 6, 10, write=False, batch_size=4)
-    assert cell["score"] == pytest.approx(whole["score"], abs=1e-12)
-    assert cell["per_output"] == pytest.approx(whole["per_output"], abs=1e-12)
+    for scored in (cell, streamed):
+        assert scored["score"] == pytest.approx(whole["score"], abs=1e-12)
+        assert scored["per_output"] == pytest.approx(whole["per_output"], abs=1e-12)
     assert cell["mean_edges"] > 0
+
+
+def test_eval_of_a_set_of_many_chunks_never_holds_it_whole(
+        bfs_run: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`algspec eval --test-samples` beyond one sampling chunk tests as it draws: the whole
+    set is never drawn at once, and each chunk is let go before the next is drawn."""
+    from algspec.training import data, trainer
+
+    monkeypatch.setattr("algspec.sampling.dataset.DEFAULT_CHUNK", 3)
+    monkeypatch.setattr(trainer, "fixed_test_set", lambda *a, **k: pytest.fail("held whole"))
+    drawn: list[int] = []
+    chunks = data.fixed_set_chunks
+
+    def counted(*args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        for spec, fb in chunks(*args, **kwargs):
+            drawn.append(int(fb.features.lengths.shape[0]))
+            yield spec, fb
+
+    monkeypatch.setattr(trainer, "fixed_set_chunks", counted)
+    out = trainer.evaluate_run(bfs_run, 6, 10, write=False, batch_size=4)
+    assert drawn == [3, 3, 3, 1] and out["samples"] == 10 and 0 <= out["score"] <= 1
