@@ -94,6 +94,33 @@ def _offset(e: ir.Expr, own: frozenset[str]) -> tuple[str, int] | None:
     return None
 
 
+def _modular_offset(e: ir.Expr, own: frozenset[str], nodes: ir.Expr
+                    ) -> tuple[str, int] | None:
+    """`e` as `(v + c) % N`, else None: the node count written as `N` or as the file's
+    `nodes` expression, the dividend a sum of v, integer constants and whole multiples of
+    the node count (`(v - 1 + n) % n`)."""
+    if not (isinstance(e, ir.Binary) and e.op == "%" and _is_node_count(e.right, nodes)):
+        return None
+    var, c = None, 0
+    stack = [(e.left, 1)]
+    while stack:
+        x, sign = stack.pop()
+        if isinstance(x, ir.Binary) and x.op in ("+", "-"):
+            stack += [(x.left, sign), (x.right, sign if x.op == "+" else -sign)]
+        elif isinstance(x, ir.Const) and isinstance(x.value, int) \
+                and not isinstance(x.value, bool):
+            c += sign * x.value
+        elif isinstance(x, ir.IndexVar) and x.name in own and sign == 1 and var is None:
+            var = x.name
+        elif not _is_node_count(x, nodes):
+            return None
+    return (var, c) if var is not None else None
+
+
+def _is_node_count(e: ir.Expr, nodes: ir.Expr) -> bool:
+    return (isinstance(e, ir.Size) and e.which == "N") or _text(e) == _text(nodes)
+
+
 def _branches(e: ir.Expr) -> list[ir.Expr] | None:
     """The alternatives an index takes: `min`/`max`'s arguments, a conditional's two
     values; None for any other expression."""
@@ -104,8 +131,8 @@ def _branches(e: ir.Expr) -> list[ir.Expr] | None:
     return None
 
 
-def _offset_carrier(c: int) -> str:
-    return next(k.name for k in by_size() if k.joins_offset(c))
+def _offset_carrier(c: int, modular: bool = False) -> str:
+    return next(k.name for k in by_size() if joins_offset(k.name, c, modular))
 
 
 class _Processor:
@@ -204,6 +231,10 @@ class _Processor:
         off = _offset(e, self.own)
         if off is not None:
             return None if joins_offset(self.prog.graph.kind, off[1]) else _offset_carrier(off[1])
+        off = _modular_offset(e, self.own, self.prog.nodes)
+        if off is not None:  # round a ring: `(v + 1) % n`
+            return None if joins_offset(self.prog.graph.kind, off[1], modular=True) \
+                else _offset_carrier(off[1], modular=True)
         if isinstance(e, ir.Read) and e.name in self.pointers \
                 and isinstance(self.expand(e.indices[0]), ir.IndexVar) \
                 and self.expand(e.indices[0]).name in self.own:

@@ -60,6 +60,7 @@ class GraphKind:
     offsets: Callable[[int], bool]  # c -> whether every node v is joined to v + c (a node)
     hub: int | None = None  # a node joined to all others (its degree is N), if any
     directed: bool = False  # whether `adj[i, j]` may hold without `adj[j, i]`
+    wraps: bool = False  # whether it joins v to (v + c) mod N wherever it joins v to v + c
 
     def joins_offset(self, c: int) -> bool:
         """Whether each processor v reaches node v + c (where that is a node) along an edge."""
@@ -80,7 +81,7 @@ def _ring(N: int, directed: bool) -> np.ndarray:
 GRAPH_KINDS: dict[str, GraphKind] = {
     "complete": GraphKind(
         "complete", "every pair of nodes (dm-clrs's processors read all pairs)",
-        lambda N: np.ones((N, N), bool), None, "N^2", lambda c: True),
+        lambda N: np.ones((N, N), bool), None, "N^2", lambda c: True, wraps=True),
     "empty": GraphKind(
         "empty", "self-loops only: nodes exchange nothing but through graph features",
         lambda N: np.equal(*_pairs(N)), _eq(_I, _J), "N", lambda c: c == 0),
@@ -97,11 +98,12 @@ GRAPH_KINDS: dict[str, GraphKind] = {
         "ring", "node i joined to i - 1 and i + 1 mod N (and itself)",
         lambda N: _ring(N, directed=False),
         _or(_eq(_I, _J), _or(_eq(_next(_I), _J), _eq(_next(_J), _I))), "N",
-        lambda c: abs(c) <= 1),
+        lambda c: abs(c) <= 1, wraps=True),
     "ring directed": GraphKind(
         "ring directed", "the edge i -> i + 1 mod N from each node i (and each node to itself)",
         lambda N: _ring(N, directed=True),
-        _or(_eq(_I, _J), _eq(_next(_I), _J)), "N", lambda c: abs(c) <= 1, directed=True),
+        _or(_eq(_I, _J), _eq(_next(_I), _J)), "N", lambda c: abs(c) <= 1, directed=True,
+        wraps=True),
 }
 INPUT_KIND = "input"  # `graph input NAME`: an edge-mask input's edges (m of them)
 
@@ -112,8 +114,11 @@ def by_size() -> list[GraphKind]:
     return sorted(GRAPH_KINDS.values(), key=lambda k: k.edges == "N^2")
 
 
-def joins_offset(kind: str, c: int) -> bool:
-    """Whether graph `kind` joins each node v to v + c; an input graph only to itself
+def joins_offset(kind: str, c: int, modular: bool = False) -> bool:
+    """Whether graph `kind` joins each node v to v + c (`modular`: to (v + c) mod N, which
+    only a graph that wraps round joins for c != 0); an input graph only to itself
     (CLRS adds self-loops to every graph)."""
     k = GRAPH_KINDS.get(kind)
-    return k.joins_offset(c) if k is not None else c == 0
+    if k is None or (modular and not k.wraps):
+        return c == 0
+    return k.joins_offset(c)

@@ -145,6 +145,18 @@ def _edge_mask_one(prog: ir.Program, facts: _Facts) -> Iterator[Finding]:
                    "declare an edge `mask`, or a node/graph `pointer` to the chosen edge's end")
 
 
+def _keeps_edges(carrier: str, declared: str) -> bool:
+    """Whether built-in graph `carrier` joins every pair `declared` joins (`path` within
+    `ring`), checked on small node counts."""
+    import numpy as np
+
+    from algspec.ir.graph_kinds import GRAPH_KINDS
+    big, small = GRAPH_KINDS.get(carrier), GRAPH_KINDS.get(declared)
+    if big is None or small is None:
+        return declared == carrier
+    return all(not np.any(small.mask(N) & ~big.mask(N)) for N in range(1, 9))
+
+
 @rule("L107")
 def _read_off_graph(prog: ir.Program, facts: _Facts) -> Iterator[Finding]:
     from algspec.efficiency.graph_reads import graph_name, remote_reads
@@ -153,7 +165,7 @@ def _read_off_graph(prog: ir.Program, facts: _Facts) -> Iterator[Finding]:
     seen: set[tuple] = set()
     for r in remote_reads(prog):
         # the smallest built-in graph that joins this read and keeps the declared edges
-        fits = r.carrier if declared in ("empty", r.carrier) else "complete"
+        fits = r.carrier if _keeps_edges(r.carrier, declared) else "complete"
         where = (r.read.span.line, r.read.span.column, r.read.name, r.index)
         if where in seen or fits not in GRAPH_KINDS:
             continue

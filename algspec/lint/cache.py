@@ -21,7 +21,8 @@ from pathlib import Path
 
 from algspec.diagnostics import Diagnostic
 
-_INCLUDE = re.compile(r'^\s*include\s+"([^"]+)"', re.MULTILINE)
+# Line by line: `^\s*` would run across blank lines from every line start (quadratic).
+_INCLUDE = re.compile(r'^[^\S\n]*include[^\S\n]+"([^"\n]+)"', re.MULTILINE)
 _FORMAT = "1"
 
 
@@ -38,7 +39,7 @@ def cache_dir() -> Path:
 def code_fingerprint() -> str:
     """algspec's own modules (name, size, mtime): any edit changes the key."""
     h = hashlib.sha256()
-    pkg = Path(__file__).resolve().parent
+    pkg = Path(__file__).resolve().parents[1]  # the algspec package, not just lint/
     for p in sorted(pkg.rglob("*")):
         if p.suffix in (".py", ".lark"):
             st = p.stat()

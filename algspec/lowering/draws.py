@@ -55,7 +55,7 @@ def edge_keying(low: Reporter, e: ast.CallExpr, scope: Scope,
         low.fail("E207", f"`{e.func}(symmetric = true)` draws one value per unordered pair "
                  "{u, v}: it needs an edge, in an edge round (`forall v, u where A[v, u] { .. "
                  "}`) or directly in `for (u, v) in edges(A) { .. }`", e.span,
-                 help="draw one value per processor with plain `rand()` here")
+                 help=f"draw one value per processor: `{e.func}` without `symmetric` here")
     return list(loop[0]) if in_loop else None
 
 

@@ -331,21 +331,25 @@ class Expressions(Reporter):
             return out[0], axes
         return ir.Tuple(args=out, span=e.span), axes
 
-    def rand(self, e: ast.CallExpr, scope: Scope) -> tuple[ir.Expr, frozenset[int]]:
+    def rand(self, e: ast.CallExpr, scope: Scope, called: ast.CallExpr | None = None
+             ) -> tuple[ir.Expr, frozenset[int]]:
         """`rand()`: only in the body (definitions and initial values are deterministic).
         Per edge in `for (u, v) in edges(A)` (`lowering.draws`); `symmetric = true`: one
-        draw per unordered pair."""
+        draw per unordered pair. `called`: the user's call when it is another draw
+        (`rand_int`), which the messages name."""
         if e.args:
             self.fail("E207", "`rand()` takes no arguments besides `symmetric = true`", e.span)
         symmetric = draws.symmetric_option(self, e)
+        user = called or e
+        shown = "rand_int(low, high)" if user.func == "rand_int" else "rand()"
         if scope.derived_of is not None or scope.derived_stage is not None:
-            self.fail("E107", "`rand()` is only allowed in the algorithm body, not in data "
-                      "definitions or initial values", e.span,
-                      help="draw it in the body: `forall v { r[v] = rand() }`")
+            self.fail("E107", f"`{shown}` is only allowed in the algorithm body, not in "
+                      "data definitions or initial values", e.span,
+                      help=f"draw it in the body: `forall v {{ r[v] = {shown} }}`")
         site = self.rand_sites
         self.rand_sites = site + 1
         # A draw per processor: it varies along every bound index variable.
-        pair = draws.edge_keying(self, e, scope, symmetric)
+        pair = draws.edge_keying(self, user, scope, symmetric)
         return ir.Rand(site=site, pair=pair, symmetric=symmetric, span=e.span), \
             frozenset(range(len(scope.index_vars)))
 
@@ -356,7 +360,7 @@ class Expressions(Reporter):
             self.fail("E207", "`rand_int(low, high)` takes two arguments: the smallest int "
                       "it may draw and one past the largest", e.span)
         bits, axes = self.rand(ast.CallExpr(func="rand", args=[], kwargs=e.kwargs, span=e.span),
-                               scope)
+                               scope, called=e)
         bits = bits.model_copy(update={"dtype": ir.DType.INT})
         (low, a1), (high, a2) = (self.expr(x, scope) for x in e.args)
         dt = self.apply_op(ops.CALLS["rand_int"], [*e.args, e], [low, high, bits], e.span)

@@ -94,6 +94,27 @@ def test_an_offset_is_judged_by_the_graph_kinds_table() -> None:
         "declare `graph complete`")
 
 
+@pytest.mark.parametrize("index", ["(v + 1) % n", "(v - 1) % n", "(v + 1) % N",
+                                   "(v - 1 + n) % n", "(n + v - 1) % N"])
+def test_a_read_round_the_ring_is_along_its_edges(index: str) -> None:
+    body = f"forall v {{ h[v] = x[{index}] }}\n"
+    for graph in ("ring", "ring directed", "complete"):
+        assert _messages(_program(graph, "", body)) == [], graph
+    # off the end of a path or a star: the smallest graph that wraps round and keeps
+    # the declared edges (the path's are the ring's; the star's only the complete graph's)
+    assert _messages(_program("path", "", body)) == [_says(f"x[{index}]", "path", "ring")]
+    assert _messages(_program("empty", "", body)) == [_says(f"x[{index}]", "empty", "ring")]
+    assert _messages(_program("star", "", body)) == [_says(f"x[{index}]", "star", "complete")]
+
+
+def test_a_modulus_other_than_the_node_count_is_not_round_the_ring() -> None:
+    body = "forall v { h[v] = x[(v + 1) % n] }\n"
+    wider = _program("ring", "", body).replace("nodes n\n", "nodes n + 1\n")
+    assert _messages(wider) == [_says("x[(v + 1) % n]", "ring", "complete")]
+    assert _messages(_program("ring", "", body.replace("% n", "% 3"))) == [
+        _says("x[(v + 1) % 3]", "ring", "complete")]
+
+
 def test_a_processor_local_is_followed_to_its_value() -> None:
     body = ("round {\n  forall v {\n    let q = v - 1 if v > 0 else v\n    h[v] = x[q]\n  }\n}\n"
             "round {\n  forall v {\n    let k = 1\n    h[v] = x[k]\n  }\n}\n")

@@ -12,7 +12,7 @@ import pytest
 
 import algspec
 from algspec import ir
-from algspec.ir.graph_kinds import GRAPH_KINDS, INPUT_KIND
+from algspec.ir.graph_kinds import GRAPH_KINDS, INPUT_KIND, joins_offset
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -62,6 +62,16 @@ def test_each_kind_joins_the_offsets_its_mask_joins() -> None:
                           for v in range(N) if 0 <= v + c < N)
                       for N in range(max(3, abs(c) + 2), 12)]
             assert set(joined) == {kind.joins_offset(c)}, (kind.name, c)
+
+
+def test_each_kind_joins_the_offsets_mod_n_its_mask_joins() -> None:
+    """`joins_offset(c, modular=True)` (a read at `(v + c) % N`) is the mask's word on
+    whether every node v is joined to (v + c) mod N, either way, from 3 nodes on."""
+    for kind in GRAPH_KINDS.values():
+        for c in range(-3, 4):
+            joined = [all((kind.mask(N) | kind.mask(N).T)[v, (v + c) % N] for v in range(N))
+                      for N in range(max(3, 2 * abs(c) + 1), 12)]
+            assert set(joined) == {joins_offset(kind.name, c, modular=True)}, (kind.name, c)
 
 
 @pytest.mark.parametrize("N", [1, 2, 3, 6])
