@@ -197,7 +197,6 @@ REFS: dict[str, tuple[Callable, tuple[str, ...]]] = {
     "seg_scan": (ref_seg_scan, ("x", "start")),
     "merge_rank": (ref_merge_rank, ("key", "k")),
 }
-XFAIL: dict[str, str] = {}
 
 
 # ================================================================ helpers
@@ -237,13 +236,8 @@ def _check_sample(name: str, fb, i: int) -> None:
                                       err_msg=f"{what}: output {o}")
 
 
-def _params(names):
-    return [pytest.param(x, marks=pytest.mark.xfail(strict=True, reason=XFAIL[x]))
-            if x in XFAIL else x for x in names]
-
-
 # ================================================================ sampled batches
-@pytest.mark.parametrize("name", _params(sorted(REFS)))
+@pytest.mark.parametrize("name", sorted(REFS))
 def test_sampled_batches_match_the_reference(name: str) -> None:
     alg = _load(name)
     for n in SIZES:
@@ -318,9 +312,7 @@ HAND: list[tuple[str, dict]] = [
 
 
 @pytest.mark.parametrize(("name", "inputs"), [
-    pytest.param(nm, ins, id=f"{nm}-{i}",
-                 marks=[pytest.mark.xfail(strict=True, reason=XFAIL[nm])] if nm in XFAIL else [])
-    for i, (nm, ins) in enumerate(HAND)])
+    pytest.param(nm, ins, id=f"{nm}-{i}") for i, (nm, ins) in enumerate(HAND)])
 def test_hand_made_traces_match_the_reference(name: str, inputs: dict) -> None:
     _trace_check(name, **inputs)
 
