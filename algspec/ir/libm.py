@@ -6,7 +6,15 @@ kernels are not correctly rounded, so their last bit differs from the C
 library's, and the same seed would give different bytes on different CPUs
 (and differ from dm-clrs, which computes on Python floats). The functions here
 apply Python's `math` function (the C library's) to every element instead, so
-the result depends on the inputs only.
+the result does not depend on numpy's kernels.
+
+The C library has CPU variants of its own: glibc runs FMA or non-FMA code for
+`exp`, `log`, `log2`, `pow`, `atan2`, `sin`, `cos` by CPU, and the two differ in
+the last bit on up to about one float64 result in a thousand. `sin` and `cos` (the
+disk generator's) are therefore computed in double-double arithmetic
+(`algspec.ir.double_double`), which gives the same bits everywhere; the others
+still depend on the C library (samples store float32, which hides almost all
+of it, but a program that exposes a result's last float64 bit can see it).
 
 Where `math` raises, they give the IEEE / C99 value numpy documents:
 `log2(0) = -inf`, the log of a negative number or of -inf is nan, `exp` and
@@ -24,6 +32,8 @@ import math
 from collections.abc import Callable
 
 import numpy as np
+
+from algspec.ir import double_double
 
 __all__ = ["atan2", "cos", "exp", "log", "log2", "pow", "sin"]
 
@@ -113,14 +123,22 @@ def exp(x) -> np.ndarray:
     return _elementwise(math.exp, _exp, x)
 
 
+def _double_double(f: Callable[..., np.ndarray], raw: Callable[[float], float],
+                   total: Callable[[float], float], x) -> np.ndarray:
+    arr = np.asarray(x)
+    out = f(arr.astype(np.float64), lambda v: _elementwise(raw, total, v))
+    return out.astype(np.float32) if arr.dtype == np.float32 else out
+
+
 def sin(x) -> np.ndarray:
-    """Sine (radians); nan at +-inf."""
-    return _elementwise(math.sin, _sin, x)
+    """Sine (radians), in double-double arithmetic below 2^19 (the C library's sin differs
+    by CPU: `algspec.ir.double_double`); nan at +-inf."""
+    return _double_double(double_double.sin, math.sin, _sin, x)
 
 
 def cos(x) -> np.ndarray:
-    """Cosine (radians); nan at +-inf."""
-    return _elementwise(math.cos, _cos, x)
+    """Cosine (radians), as `sin`; nan at +-inf."""
+    return _double_double(double_double.cos, math.cos, _cos, x)
 
 
 def atan2(y, x) -> np.ndarray:

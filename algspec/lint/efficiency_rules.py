@@ -22,6 +22,7 @@ is judged the same way on its trips summed over each sample's run.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -31,12 +32,15 @@ from algspec.diagnostics import Diagnostic, RuntimeFault, Severity, Span
 from algspec.efficiency.analysis import analyse
 from algspec.efficiency.asymptotic import Asymptotic, fit_slope, n, one
 from algspec.efficiency.results import StaticEfficiency
+from algspec.ir import libm
 from algspec.ir.size_text import size_text
 from algspec.ir.size_values import eval_size
 from algspec.lint.measured import max_trips
 
-W201_HELP = ("update the nodes in parallel (`round { forall v ... }`) so each round keeps a "
-             "constant share of the n processors busy; see docs/efficiency.md")
+W201_HELP = ("keep a constant share of the n processors busy each round: update the nodes in "
+             "parallel (`round { forall v ... }`); a `forall` whose `where` or `if` tests "
+             "data counts O(1) chosen processors at the fewest end, and `algspec efficiency "
+             "--range` shows the most end; see docs/efficiency.md")
 W202_HELP = "declare the worst-case trip count in n and m, e.g. `bound n` or `bound 2 * n + m`"
 TOTAL_HELP = "declare the run's worst-case trips in n and m, e.g. `total bound 2 * n`"
 
@@ -193,14 +197,22 @@ def _crossing(program: ir.Program, bound: ir.Expr, sizes: list[int], counts: lis
     db = bounds[-1] - bounds[-2]
     if db <= 0 or (counts[-1] - raised[-2]) / db <= 1 + tol:
         return None
-    if not np.polyfit(bounds, raised, 1)[0] > 1:
+    if not _linear_slope(bounds, raised) > 1:
         return None
     c0 = counts[-2] if counts[-2] > 0 else raised[-2]
-    p = np.log(counts[-1] / c0) / np.log(bounds[-1] / bounds[-2])
+    p = float(libm.log(counts[-1] / c0) / libm.log(bounds[-1] / bounds[-2]))  # any CPU
     if not p > 1:
         return None
     target = bounds[-1] * (bounds[-1] / counts[-1]) ** (1.0 / (p - 1.0))
     return _size_reaching(program, bound, target, sizes, edges)
+
+
+def _linear_slope(xs: list[float], ys: list[float]) -> float:
+    """Least-squares slope of y on x in Python floats (a fixed order of exactly rounded
+    operations): LAPACK's, through numpy's BLAS, picks its kernels by CPU."""
+    mx, my = math.fsum(xs) / len(xs), math.fsum(ys) / len(ys)
+    sxx = math.fsum((x - mx) * (x - mx) for x in xs)
+    return math.fsum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx else math.nan
 
 
 def _size_reaching(program: ir.Program, bound: ir.Expr, target: float, sizes: list[int],
@@ -212,8 +224,8 @@ def _size_reaching(program: ir.Program, bound: ir.Expr, target: float, sizes: li
     g = 1.0
     if m_last is not None and sizes[-2] in edges:
         m_prev = float(np.mean(edges[sizes[-2]]))
-        g = min(max(np.log(m_last / m_prev) / np.log(k / sizes[-2]), 1.0), 2.0)
-    steps = round(8 * np.log2(MAX_CROSSING))
+        g = min(max(float(libm.log(m_last / m_prev) / libm.log(k / sizes[-2])), 1.0), 2.0)
+    steps = round(8 * float(libm.log2(MAX_CROSSING)))
     for j in range(steps + 1):
         size = k * 2.0 ** (j / 8)
         mm = m_last * (size / k) ** g if m_last is not None else None

@@ -46,8 +46,9 @@ def _ieee(f, *args):
         return None
 
 
-UNARY = [(libm.log2, math.log2), (libm.log, math.log), (libm.exp, math.exp),
-         (libm.sin, math.sin), (libm.cos, math.cos)]
+# sin and cos are computed in double-double, not by the C library (whose result differs
+# by CPU): tests/ops/test_sin_cos_same_bits_everywhere.py.
+UNARY = [(libm.log2, math.log2), (libm.log, math.log), (libm.exp, math.exp)]
 
 
 @pytest.mark.parametrize("ours, ref", UNARY, ids=lambda f: getattr(f, "__name__", ""))
