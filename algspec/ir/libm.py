@@ -10,11 +10,13 @@ the result does not depend on numpy's kernels.
 
 The C library has CPU variants of its own: glibc runs FMA or non-FMA code for
 `exp`, `log`, `log2`, `pow`, `atan2`, `sin`, `cos` by CPU, and the two differ in
-the last bit on up to about one float64 result in a thousand. `sin` and `cos` (the
-disk generator's) are therefore computed in double-double arithmetic
-(`algspec.ir.double_double`), which gives the same bits everywhere; the others
-still depend on the C library (samples store float32, which hides almost all
-of it, but a program that exposes a result's last float64 bit can see it).
+the last bit on up to about one float64 result in a thousand. These functions are
+therefore computed in double-double arithmetic from exactly rounded + - * / only
+(`algspec.ir.double_double` for sin/cos, `algspec.ir.exp_log` for exp/log/log2/pow,
+`algspec.ir.atan2_dd` for atan2): the same bits everywhere, correctly rounded but
+for results within about 2^-20 ulp of a rounding boundary. The C library still
+gives the special operands' values (zeros, infinities, nan: exact constants, the
+same on every CPU) and sin/cos beyond 2^19.
 
 Where `math` raises, they give the IEEE / C99 value numpy documents:
 `log2(0) = -inf`, the log of a negative number or of -inf is nan, `exp` and
@@ -33,34 +35,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from algspec.ir import double_double
+from algspec.ir import atan2_dd, double_double, exp_log
 
-__all__ = ["atan2", "cos", "exp", "log", "log2", "pow", "sin"]
+__all__ = ["atan2", "cos", "exp", "log", "log2", "pow", "scalar", "sin"]
 
 
 def _is_odd_integer(y: float) -> bool:
     return math.isfinite(y) and y == math.floor(y) and math.fmod(y, 2.0) != 0.0
-
-
-def _log2(x: float) -> float:
-    try:
-        return math.log2(x)
-    except ValueError:  # x <= 0 or -inf
-        return -math.inf if x == 0 else math.nan
-
-
-def _log(x: float) -> float:
-    try:
-        return math.log(x)
-    except ValueError:
-        return -math.inf if x == 0 else math.nan
-
-
-def _exp(x: float) -> float:
-    try:
-        return math.exp(x)
-    except OverflowError:
-        return math.inf
 
 
 def _sin(x: float) -> float:
@@ -108,19 +89,28 @@ def _elementwise(raw: Callable[..., float], total: Callable[..., float], *xs) ->
     return out.astype(np.float32) if single else out
 
 
+def _portable(f: Callable[..., np.ndarray], *xs) -> np.ndarray:
+    """`f` (a double-double function of float64 arrays) on the broadcast operands:
+    float32 where every operand is float32 (computed in float64, then rounded)."""
+    arrays = [np.asarray(x) for x in xs]
+    single = all(a.dtype == np.float32 for a in arrays)
+    out = f(*(a.astype(np.float64) for a in arrays))
+    return out.astype(np.float32) if single else out
+
+
 def log2(x) -> np.ndarray:
-    """Base-2 logarithm: log2(0) = -inf, nan below 0."""
-    return _elementwise(math.log2, _log2, x)
+    """Base-2 logarithm: log2(0) = -inf, nan below 0, exact at powers of two."""
+    return _portable(exp_log.log2, x)
 
 
 def log(x) -> np.ndarray:
     """Natural logarithm: log(0) = -inf, nan below 0."""
-    return _elementwise(math.log, _log, x)
+    return _portable(exp_log.log, x)
 
 
 def exp(x) -> np.ndarray:
     """e ** x, inf on overflow."""
-    return _elementwise(math.exp, _exp, x)
+    return _portable(exp_log.exp, x)
 
 
 def _double_double(f: Callable[..., np.ndarray], raw: Callable[[float], float],
@@ -143,10 +133,17 @@ def cos(x) -> np.ndarray:
 
 def atan2(y, x) -> np.ndarray:
     """The angle of the point (x, y) in radians, in [-pi, pi]."""
-    return _elementwise(math.atan2, math.atan2, y, x)
+    return _portable(lambda b, a: atan2_dd.atan2(
+        b, a, lambda v, u: _elementwise(math.atan2, math.atan2, v, u)), y, x)
 
 
 def pow(x, y) -> np.ndarray:  # the C library's name, as `math.pow`
     """x ** y on floats, as C's pow: overflow is +-inf, 0 ** negative is inf, nan for a
     negative base to a non-integer power."""
-    return _elementwise(math.pow, _pow, x, y)
+    return _portable(lambda a, b: exp_log.pow(
+        a, b, lambda u, v: _elementwise(math.pow, _pow, u, v)), x, y)
+
+
+def scalar(f: Callable[..., np.ndarray], *args: float) -> float:
+    """One of these functions on Python numbers, as a Python float (the size rules')."""
+    return float(f(*(np.float64(a) for a in args)))

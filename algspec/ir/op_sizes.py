@@ -2,7 +2,8 @@
 (Python numbers: node counts, loop bounds at n, m) and on size classes.
 
 Size rules give numpy's meaning where Python would raise (`log2(0)` is -inf,
-`1 / 0` is inf). Class rules take and return
+`1 / 0` is inf), and take `log2` and float `**` from `algspec.ir.libm`, as the
+interpreter does: the same bits on every CPU. Class rules take and return
 `algspec.efficiency.size_classes.SizeClass`, which holds the arithmetic; they
 raise `NotASize` for an op that has no meaning in a size expression.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from algspec.ir import libm
 from algspec.ir.op_basics import MAX_SHIFT, NotASize
 
 __all__ = [
@@ -31,7 +33,9 @@ def sz_div(a, b):
 
 def sz_log2(x):
     if x > 0:
-        return math.log2(x)
+        if isinstance(x, int) and x.bit_length() > 1000:  # beyond a float: exact int log2
+            return math.log2(x)
+        return libm.scalar(libm.log2, x)
     return -math.inf if x == 0 else math.nan
 
 
@@ -40,7 +44,7 @@ def sz_log_star(x):
         return x if x != -math.inf else 0.0
     k = 0
     while x > 1:
-        x = math.log2(x)
+        x = sz_log2(x)
         k += 1
     return float(k)
 
@@ -86,10 +90,8 @@ def sz_pow(a, b):
     if a == 0 and b < 0:
         return math.inf
     try:
-        return math.pow(a, b)
-    except ValueError:
-        return math.nan
-    except OverflowError:
+        return libm.scalar(libm.pow, a, b)
+    except OverflowError:  # an int operand beyond a float
         return math.inf
 
 

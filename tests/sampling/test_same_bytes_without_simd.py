@@ -13,7 +13,8 @@ narrower level (no AVX-512; the SSE baseline), the wider dispatch targets disabl
 The C library has CPU variants too (glibc runs FMA or non-FMA code for `exp`, `log`,
 `pow`, `atan2`, `sin`, ...), which numpy's switch does not reach: one more run turns
 glibc's FMA code off as well (`GLIBC_TUNABLES`, as on a CPU without FMA), and every
-digest but the transcendental program's (`LIBC_DEPENDENT`) must still be equal.
+digest, the transcendental program's included, must still be equal: algspec computes
+its transcendentals in double-double (algspec/ir/libm.py), not with the C library.
 """
 
 from __future__ import annotations
@@ -40,9 +41,6 @@ def _enabled_targets() -> list[str]:
 
 # glibc's code without FMA, as on a CPU without it (glibc picks it by CPU, as numpy does).
 NO_FMA_LIBC = {"GLIBC_TUNABLES": "glibc.cpu.hwcaps=-AVX2,-FMA,-AVX512F"}
-# Digests that glibc's variants still change (`exp`, `log2`, `pow`, `atan2` are the C
-# library's, see algspec/ir/libm.py): compared at every numpy level, not across glibc's.
-LIBC_DEPENDENT = {"ops:transcendental"}
 
 
 def _levels(enabled: list[str]) -> dict[str, tuple[list[str], dict[str, str]]]:
@@ -124,13 +122,12 @@ def test_same_bytes_with_narrower_simd(runs, level):
         pytest.skip("glibc runs the same code without FMA here: nothing switched")
     want, got = runs["default"]["digests"], runs[level]["digests"]
     assert got.keys() == want.keys()
-    skipped = LIBC_DEPENDENT if level.endswith("libc") else set()
-    differ = sorted(k for k in want if got[k] != want[k] and k not in skipped)
+    differ = sorted(k for k in want if got[k] != want[k])
     assert not differ, f"differ at {level} ({runs[level]['dispatch_enabled']}): {differ}"
 
 
-# numpy's transcendental ufuncs, which run the SIMD kernels (`algspec.ir.libm` has the
-# C library's instead), and its linear algebra, which runs BLAS/LAPACK kernels that
+# numpy's transcendental ufuncs, which run the SIMD kernels (`algspec.ir.libm` has
+# double-double ones instead), and its linear algebra, which runs BLAS/LAPACK kernels that
 # OpenBLAS picks by CPU (`OPENBLAS_CORETYPE`). The model (nn/, training/) is exempt, XLA's
 # floats differ by CPU anyway, but not the trainer's data path (training/data.py).
 _CPU_KERNELS = re.compile(
