@@ -35,7 +35,7 @@ def fit_share(sizes: list[int], shares: list[float]) -> Asymptotic:
         return Asymptotic.const(0)
     if len(pts) < 2:
         return Asymptotic.const(1)
-    ln = libm.log([p[0] for p in pts])  # the C library's log: the same fit on every CPU
+    ln = libm.log([p[0] for p in pts])  # libm's log: the same fit on every CPU
     lln = libm.log(libm.log2([p[0] for p in pts]))
     y = libm.log([p[1] for p in pts])
     cands = []

@@ -1,14 +1,12 @@
-"""Elementwise transcendental math with the C library's results on every CPU.
+"""Elementwise transcendental math with the same bits on every CPU.
 
 numpy picks its float64 kernels for `arctan2`, `power`, `log2`, `log`, `exp`,
 `sin`, `cos`, ... at run time by CPU feature (AVX-512 and others). Those SIMD
-kernels are not correctly rounded, so their last bit differs from the C
-library's, and the same seed would give different bytes on different CPUs
-(and differ from dm-clrs, which computes on Python floats). The functions here
-apply Python's `math` function (the C library's) to every element instead, so
-the result does not depend on numpy's kernels.
+kernels are not correctly rounded, so their last bit differs by CPU, and the
+same seed would give different bytes on different machines. The functions here
+do not use them.
 
-The C library has CPU variants of its own: glibc runs FMA or non-FMA code for
+Nor the C library's: it has CPU variants of its own: glibc runs FMA or non-FMA code for
 `exp`, `log`, `log2`, `pow`, `atan2`, `sin`, `cos` by CPU, and the two differ in
 the last bit on up to about one float64 result in a thousand. These functions are
 therefore computed in double-double arithmetic from exactly rounded + - * / only
