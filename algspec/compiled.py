@@ -13,7 +13,7 @@ from algspec.edge_lists import EdgeLists
 from algspec.generators import GENERATORS, draw_inputs, pointer_range_problem
 from algspec.interp import ActivityObserver, Trajectories
 from algspec.interp import run as run_program
-from algspec.interp.runtime import check_input_values
+from algspec.interp.runtime import check_input_values, check_node_count
 
 
 class CompiledAlgorithm:
@@ -104,6 +104,7 @@ class CompiledAlgorithm:
         `edge_lists.EdgeLists` (the same values and random stream as the dense draw).
         """
         rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
+        check_node_count(self.ir, n)  # before any size is computed from it
         requests = {name: (self.ir.decl(name).generator.name, ps)
                     for name, ps in self.generator_params(**params).items()}
         try:
@@ -269,7 +270,8 @@ class CompiledAlgorithm:
         n = int(n)
         if computed:
             self._check_computed(batch, computed, n)
-        keys = None if rand_key is None else np.array([int(rand_key)], dtype=np.uint64)
+        keys = None if rand_key is None else np.array([_rand_key(self.name, rand_key)],
+                                                      dtype=np.uint64)
         traj = self.run(batch, n, dtype=np.float64, batch_size=1, rand_keys=keys)
         return self._output_value(traj), to_probes(traj)
 
@@ -409,12 +411,25 @@ def _and_list(names: list[str], what: str) -> str:
 
 
 def _as_float_array(name: str, value: Any) -> np.ndarray:
-    """One input as float64, or a ValueError that names it (ragged lists, strings, None)."""
+    """One input as float64, or a ValueError that names it (ragged lists, strings, None,
+    complex numbers: casting would drop their imaginary part; None entries become NaN,
+    which `check_input_values` refuses)."""
     try:
+        if value is None or np.iscomplexobj(value):
+            raise ValueError(f"got {value!r:.80}")
         x = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as e:
         raise ValueError(f"input `{name}` is not an array of numbers: {e}") from None
     return x
+
+
+def _rand_key(name: str, key: Any) -> int:
+    """A sample's rand key: an integer that fits the uint64 it is stored as."""
+    if isinstance(key, bool) or not isinstance(key, (int, np.integer)) or \
+            not 0 <= int(key) < 2 ** 64:
+        raise ValueError(f"{name}.trace: rand_key must be an integer in 0..2**64 - 1 (a "
+                         f"dataset's `rand_keys[i]`), got {key!r}")
+    return int(key)
 
 
 def to_probes(traj: Trajectories) -> dict:

@@ -79,9 +79,17 @@ def lint(
     """Report errors and suspicious constructs; exit 0 clean, 1 findings, 2 usage error."""
     if output_format not in ("concise", "full", "json"):
         raise fail(f"--output-format must be concise, full or json, not {output_format!r}")
+    import os
+
     from algspec.lint import lint_files
     files: list[Path] = []
     for p in paths:
+        try:
+            os.stat(p)
+        except (FileNotFoundError, NotADirectoryError):
+            pass
+        except OSError as e:  # a name too long, a loop of links: one line
+            raise fail(f"cannot read {p}: {e.strerror or e}") from None
         if p.is_dir():
             files += sorted(p.rglob("*.alg"))
         elif p.exists():  # a FIFO or a device is refused by reading it (E006), unopened
@@ -176,6 +184,23 @@ def compile(
     print(format_static(static))
 
 
+LOCAL_JOBS_PER_CPU = 8  # more local processes than this per CPU only thrash the machine
+
+
+def _sample_jobs(jobs: int, num: int, launcher: str) -> int:
+    """`--jobs`, at most one per sample (the same bytes for any number, so nothing
+    changes); a local launcher's processes are bounded by this machine's CPUs (each is a
+    process: `--jobs 100000` would start that many)."""
+    import os
+    if launcher == "local":
+        cpus = os.cpu_count() or 1
+        if jobs > LOCAL_JOBS_PER_CPU * cpus:
+            raise fail(f"--jobs {jobs} would start that many processes on this machine of "
+                       f"{cpus} CPUs; use at most {LOCAL_JOBS_PER_CPU * cpus} (or --launcher "
+                       "ray for a cluster)")
+    return min(jobs, num)
+
+
 @app.command()
 def sample(
     file: Annotated[Path, typer.Argument(help="The .alg file, or its .yaml form.")],
@@ -208,6 +233,7 @@ def sample(
     if edges not in EDGE_STORAGES:
         raise fail(f"unknown --edges {edges!r}; use {' or '.join(EDGE_STORAGES)}")
     _check_sample_launcher(launcher, address)
+    jobs = _sample_jobs(jobs, num, launcher)
     alg = load_or_exit(file)  # the input's mistakes first, then the output's
     check_out_folder(out)
     if out.is_dir() and any(out.iterdir()) and not overwrite:

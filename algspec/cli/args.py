@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import shlex
 import signal
 import sys
@@ -100,11 +101,22 @@ class OneLineErrors(TyperGroup):
             sys.stdout = click.utils.PacifyFlushWrapper(sys.stdout)
             sys.exit(1)
         except Exception as e:  # a Ctrl-C that a library wrapped is no internal error
+            if device_out_of_memory(e):  # XLA could not allocate: sizes, not a bug
+                print(f"error: out of device memory ({str(e).splitlines()[0][:200]}); try "
+                      "a smaller --hidden, batch or size", file=sys.stderr)
+                sys.exit(1)
             if not caused_by_interrupt(e):
                 raise
             print(f"interrupted: {generic_interrupt(argv)}", file=sys.stderr)
             sys.exit(INTERRUPTED)
         sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def device_out_of_memory(e: BaseException) -> bool:
+    """Whether `e` is JAX/XLA's out-of-memory error (RESOURCE_EXHAUSTED), which is no
+    MemoryError: a model or batch larger than the device, said in one line."""
+    return type(e).__name__ in ("JaxRuntimeError", "XlaRuntimeError") and \
+        str(e).startswith("RESOURCE_EXHAUSTED")
 
 
 def _record_sigint(signum: int, frame: FrameType | None) -> None:
@@ -181,6 +193,12 @@ def check_file(path) -> None:
     """A one-line error (exit 2) unless `path` is an existing file: missing, or a folder."""
     from pathlib import Path
     p = Path(path)
+    try:
+        os.stat(p)
+    except (FileNotFoundError, NotADirectoryError):
+        pass
+    except OSError as e:  # a name too long, a loop of links: one line, not a traceback
+        raise fail(f"{p}: {e.strerror or e}") from None
     if p.is_dir():
         raise fail(f"{p} is a folder, not a .alg file")
     if not p.is_file():
@@ -191,6 +209,12 @@ def check_out_folder(out, flag: str = "--out") -> None:
     """A one-line error (exit 2) unless `out` can be a folder: not a file, nor under one."""
     from pathlib import Path
     p = Path(out)
+    try:
+        os.stat(p)
+    except (FileNotFoundError, NotADirectoryError):
+        pass
+    except OSError as e:  # a name too long, a loop of links: one line, not a traceback
+        raise fail(f"{flag} {p}: {e.strerror or e}") from None
     if p.exists() and not p.is_dir():
         raise fail(f"{flag} {p} exists and is not a folder")
     blocker = next((a for a in p.parents if a.exists() and not a.is_dir()), None)

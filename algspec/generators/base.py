@@ -207,8 +207,16 @@ def _scalar_ok(default: ParamValue, value: Any) -> tuple[bool, str]:
         ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
         return ok, "an integer"
     ok = (isinstance(value, (int, float, np.integer, np.floating))
-          and not isinstance(value, (bool, np.bool_)) and math.isfinite(float(value)))
+          and not isinstance(value, (bool, np.bool_)) and _finite(value))
     return ok, "a finite number"
+
+
+def _finite(value: Any) -> bool:
+    """Whether a number is finite as a float (an int past a float, `10 ** 400`, is not)."""
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
 
 
 def _type_errors(gen: Generator, params: Mapping[str, Any]) -> list[str]:

@@ -42,8 +42,13 @@ def evaluate(e: Any, n: int) -> float | int | bool:
     op = ops.op_of(e)
     if op is None:
         raise ValueError(f"not a size expression: {e.kind}")
-    value = op.size(*(evaluate(a, n) for a in _args(e)))
-    return int(value) if e.dtype == ir.DType.INT else value
+    try:
+        value = op.size(*(evaluate(a, n) for a in _args(e)))
+        value = int(value) if e.dtype == ir.DType.INT else value
+        float(value)  # an exact int past a float (`2 ** 1024`) overflows here, not later
+    except OverflowError:  # `10 ** 400`: the draw's input is named by `draw_inputs` (E105)
+        raise ValueError(f"a parameter is beyond a float's range at n = {n}") from None
+    return value
 
 
 def text(v: Any) -> str:

@@ -8,13 +8,16 @@ of such an array costs 2-4x more system time than with ordinary pages on a
 busy machine. Measured here: filling Kosaraju's constant `A_t` hint at n = 64,
 B = 256 took 1.8-3.8 s of system time with huge pages, 0.8-0.9 s without.
 `small_pages()` turns numpy's huge-page advice off for the duration of a run
-and restores it afterwards.
+and restores it afterwards. `refuse_beyond_memory` and `check_batch_fits` refuse, up
+front, an allocation that cannot fit this machine.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+from algspec import ir
 
 try:  # numpy >= 2
     from numpy._core.multiarray import _set_madvise_hugepage
@@ -36,3 +39,43 @@ def small_pages() -> Iterator[None]:
         yield
     finally:
         _set_madvise_hugepage(previous)
+
+
+def refuse_beyond_memory(need: float, what: str, where: str) -> None:
+    """Raise `TooLarge` (a MemoryError said in one line) when `need` bytes exceed the
+    memory available, before numpy tries: a run that cannot fit (`nodes n + 10**9`, a loop
+    recording 10**12 frames) fails at once with its cause, not after filling the machine."""
+    from algspec.process.memory_budget import TooLarge, available_bytes, gigabytes
+    avail = available_bytes()
+    if avail is None or need <= avail:
+        return
+    raise TooLarge(f"{where}: {what} needs about {gigabytes(need)} of memory, more than the "
+                   f"{gigabytes(avail)} available; try a smaller size or a smaller batch")
+
+
+def check_batch_fits(prog: ir.Program, B: int, n: int, N: int,
+                     dense_edge_inputs: int = 0) -> None:
+    """The least a batch of B samples on N nodes holds must fit before the run allocates
+    it: each node datum, each edge input given as an array (held N x N), and on the
+    complete graph (always run dense) its N x N mask and each edge datum the run computes."""
+    node_data = sum(1 for d in prog.decls if d.loc == ir.Loc.NODE) + 1  # + `pos`
+    need = float(B) * N * 8 * node_data + float(B) * N * N * dense_edge_inputs
+    if prog.graph.mask_name is None:
+        per_edge = 1 + sum(8 if d.dtype != ir.DType.BOOL else 1 for d in prog.decls
+                           if d.loc == ir.Loc.EDGE and d.stage != ir.Stage.INPUT)
+        need += float(B) * N * N * per_edge
+    refuse_beyond_memory(need, f"a batch of {B} at n = {n} on N = {N:,} nodes",
+                         nodes_line(prog))
+
+
+def nodes_line(prog: ir.Program) -> str:
+    """`path:line:col` of the file's `nodes` line: what a run's size comes from."""
+    span = prog.nodes.span
+    return f"{prog.path}:{span.line}:{span.column}" if span is not None else prog.path
+
+
+def available_bytes_or_inf() -> float:
+    """The memory available to this process (inf where it cannot be read)."""
+    from algspec.process.memory_budget import available_bytes
+    avail = available_bytes()
+    return float("inf") if avail is None else float(avail)

@@ -28,7 +28,7 @@ from algspec.interp.env import NP_DTYPE as _NP
 from algspec.interp.env import Env
 from algspec.interp.expressions import _binop, _call
 from algspec.interp.loop_bounds import count_total, frame_bound
-from algspec.interp.memory import small_pages
+from algspec.interp.memory import check_batch_fits, small_pages
 from algspec.interp.observe import ActivityObserver, report_loop
 from algspec.interp.recording import Recorder, Trajectories
 from algspec.interp.size_checks import node_count_too_large, overflowing_lanes
@@ -65,6 +65,9 @@ def check_input_values(d: ir.DataDecl, x: np.ndarray, N: int) -> None:
     at some read that does not name the input.
     """
     if d.dtype == ir.DType.FLOAT:
+        bad = np.isnan(x)  # no order, no sum: every comparison with it is false
+        if bad.any():
+            raise _bad_value(d, x, bad, "numbers, not NaN")
         return
     if x.dtype.kind not in "biu":
         bad = ~(np.isfinite(x) & (x == np.round(x)))
@@ -96,6 +99,16 @@ class SizeFault(RuntimeFault, ValueError):
     """The file's node count does not fit this n: a diagnostic (and, as before, a ValueError)."""
 
 
+def check_node_count(prog: ir.Program, n: int) -> None:
+    """E108 for a node count too large for int64 at n (`nodes n ** 100`, `nodes n + 10 **
+    400`): int64 would wrap it, and sizes on Python numbers overflow; never a wrong N."""
+    huge = node_count_too_large(prog, n)
+    if huge is not None:
+        raise SizeFault("E108", f"the node count is too large at n = {n} ({huge:.3g}); "
+                        "an algorithm runs on up to 2 ** 62 nodes",
+                        prog.nodes.span or Span(), 0, path=prog.path)
+
+
 class Machine(Env):
     """Runs one `ir.Program` on one batch of inputs: an environment plus control flow."""
 
@@ -108,16 +121,15 @@ class Machine(Env):
             batch_size = int(np.shape(next(iter(inputs.values())))[0])
         B = batch_size
         super().__init__(prog, B, n, n, np.zeros(B, dtype=np.int64), None, {}, dtype, observer)
-        huge = node_count_too_large(prog, n)
-        if huge is not None:  # int64 would wrap it (`nodes n ** 100`): never a wrong N
-            raise SizeFault("E108", f"the node count is too large at n = {n} ({huge:.3g}); "
-                            "an algorithm runs on up to 2 ** 62 nodes",
-                            prog.nodes.span or Span(), 0, path=prog.path)
+        check_node_count(prog, n)
         self.N = int(self._static(prog.nodes, m=None))
         if self.N < 1:  # e.g. `nodes n // 8` at n = 4: the file's header, not a bug
             raise SizeFault("E108", f"the node count is {self.N} at n = {n}; an algorithm "
                                "needs at least one node", prog.nodes.span or Span(), 0,
                                path=prog.path)
+        check_batch_fits(prog, B, n, self.N, sum(
+            1 for d in prog.decls if d.loc == ir.Loc.EDGE and d.name in inputs
+            and not isinstance(inputs[d.name], EdgeLists)))
         self.broken: list[np.ndarray] = []
         self.pending: _Pending | None = None
         self.state = EdgeState()

@@ -10,8 +10,12 @@ file that passes becomes one `algspec.ir.Program`.
 
 from __future__ import annotations
 
+import math
+
 from algspec import ir
-from algspec.diagnostics import AlgError, Diagnostic
+from algspec.diagnostics import AlgError, Diagnostic, Span
+from algspec.ir import ops
+from algspec.ir.size_values import EfficiencyError, eval_size
 from algspec.language import ast
 from algspec.lowering.declarations import Declarations
 from algspec.lowering.expressions import Expressions
@@ -31,6 +35,8 @@ class Lowering(Declarations, Expressions, Procedures, Statements, Loops):
         if nodes is not None and nodes.dtype != ir.DType.INT:
             self.err("E205", f"the node count must be an integer, not {nodes.dtype.value}",
                      p.nodes.span, help="use `//` for integer division, e.g. `nodes n // 2 + 1`")
+        elif nodes is not None:
+            self.check_node_count(nodes, p.nodes.span)
         self.declare_all()
         graph = self.lower_graph()
         body = self.lower_block(self.collect_procs(), Scope())
@@ -40,6 +46,22 @@ class Lowering(Declarations, Expressions, Procedures, Statements, Loops):
         decls = list(self.decls.values())
         return ir.Program(name=p.name, path=self.path, nodes=nodes or ir.Size(which="n"),
                           graph=graph, decls=decls, body=body, num_statements=self.next_id)
+
+    def check_node_count(self, nodes: ir.Expr, span: Span) -> None:
+        """A node count below one at every large n (`nodes 0`, `nodes 4 - n`) is the header's
+        mistake: E108 here, not a division by a zero capacity in the analysis or a run-time
+        fault at every size. (`nodes n // 8`, zero only at small n, stays a run-time E108.)"""
+        try:
+            value = eval_size(nodes, 2 ** 20)
+        except (ArithmeticError, ValueError, TypeError, EfficiencyError, ops.NotASize):
+            return  # undefined or beyond a float: the run-time checks say so at each n
+        if not math.isnan(value) and value < 1:
+            constant = math.isfinite(value) and not any(
+                isinstance(x, ir.Size) for x in ir.walk_expr(nodes))
+            shown = f" ({int(value)})" if constant else ""
+            self.err("E108", f"the node count is below one{shown} at every large n; an "
+                     "algorithm needs at least one node", span,
+                     help="declare the processors in n, e.g. `nodes n` or `nodes 2 * n - 1`")
 
 
 def lower(program: ast.Program, path: str = "<string>") -> ir.Program:

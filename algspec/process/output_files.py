@@ -67,9 +67,11 @@ def resolve(path: str | os.PathLike[str]) -> Path:
     """The path a result is written to: a symlink is followed (its target is replaced,
     the link stays), and `.`/`..` are resolved so names compare."""
     p = Path(os.path.abspath(os.fspath(path)))
-    if p.is_symlink():
-        return Path(os.path.realpath(p))
-    return p
+    try:
+        link = p.is_symlink()
+    except OSError:  # a name too long, say: `check_target`'s stat says so in one line
+        return p
+    return Path(os.path.realpath(p)) if link else p
 
 
 def _describe(st: os.stat_result) -> str:
