@@ -271,6 +271,12 @@ _ALL = [
        "(`scalar` inputs drawn by `uniform_int` need no `int(...)`); an operand held a "
        "fraction, inf, nan or a value beyond 2^63 (e.g. `x % 2` after `x = x / 2`). Round "
        "first (`floor(x) % 2`) where a fraction is meant to be dropped."),
+    _c("R115", _E, "runtime", "run beyond this machine's memory",
+       "A run would hold more than the memory available: the batch's node and edge data at "
+       "this node count (`nodes n + 10 ** 9`), or the hint frames a loop records (`for k in "
+       "0 .. 10 ** 12 { record }`). It is refused before anything is allocated, at the "
+       "`nodes` line, with the estimate; try a smaller size or batch, or check the node "
+       "count and the loop bounds."),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

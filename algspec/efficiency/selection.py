@@ -52,6 +52,7 @@ SIZES = (8, 16, 32, 64, 128, 256, 512, 1024, 2048)
 STEP_BUDGET = 3000       # statement executions per size
 TOTAL_BUDGET = 2500      # statement executions over all sizes (lint stays fast)
 MIN_SIZES = 4            # fewer sizes than this: no fit (fall back to the static rules)
+MAX_NODES = 4096         # larger N: its N x N masks would not fit the budget (`nodes n ** 3`)
 
 
 _Unknown, _Budget = Unknown, Budget
@@ -462,6 +463,8 @@ def measure_selections(prog: ir.Program, tainted: Callable[[ir.Expr], bool], nam
     spent = 0
     with np.errstate(all="ignore"):
         for n in SIZES:
+            if not _nodes_fit(prog, n, size_of):
+                break
             sk = _Skeleton(prog, tainted, names, n, size_of)
             try:
                 sk.block(prog.body)
@@ -486,6 +489,15 @@ def measure_selections(prog: ir.Program, tainted: Callable[[ir.Expr], bool], nam
                 [sk.total[key] / sk.execs[key] for sk in per_size if key in sk.total]):
             out.constant_trips.add(key[0])
     return out
+
+
+def _nodes_fit(prog: ir.Program, n: int, size_of: Callable[..., float]) -> bool:
+    """Whether the skeleton's node count at n is one it can hold (N x N masks)."""
+    try:
+        N = float(size_of(prog.nodes, n, None))
+    except (ArithmeticError, ValueError, TypeError):
+        return False
+    return 1 <= N <= MAX_NODES
 
 
 def has_sites(prog: ir.Program, tainted: Callable[[ir.Expr], bool]) -> bool:

@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from algspec import ir
+from algspec.diagnostics import RuntimeFault, Span
+from algspec.process.memory_budget import TooLarge
 
 try:  # numpy >= 2
     from numpy._core.multiarray import _set_madvise_hugepage
@@ -41,16 +43,28 @@ def small_pages() -> Iterator[None]:
         _set_madvise_hugepage(previous)
 
 
-def refuse_beyond_memory(need: float, what: str, where: str) -> None:
-    """Raise `TooLarge` (a MemoryError said in one line) when `need` bytes exceed the
-    memory available, before numpy tries: a run that cannot fit (`nodes n + 10**9`, a loop
-    recording 10**12 frames) fails at once with its cause, not after filling the machine."""
-    from algspec.process.memory_budget import TooLarge, available_bytes, gigabytes
+class BeyondMemory(RuntimeFault, TooLarge):
+    """R115 at the file's `nodes` line: a run-time fault (lint reports it as a finding of
+    that file and goes on) and a `TooLarge` (commands say nothing was drawn or written).
+    It concerns the whole batch, so it names no sample."""
+
+    def __init__(self, message: str, prog: ir.Program) -> None:
+        super().__init__("R115", message, prog.nodes.span or Span(), 0, path=prog.path,
+                         help="try a smaller size or a smaller batch")
+        self.diagnostic = self.diagnostic.model_copy(update={"message": message})
+        self.args = (self.diagnostic.concise_block(),)
+
+
+def refuse_beyond_memory(need: float, what: str, prog: ir.Program) -> None:
+    """Raise `BeyondMemory` when `need` bytes exceed the memory available, before numpy
+    tries: a run that cannot fit (`nodes n + 10**9`, a loop recording 10**12 frames) fails
+    at once with its cause, not after filling the machine."""
+    from algspec.process.memory_budget import available_bytes, gigabytes
     avail = available_bytes()
     if avail is None or need <= avail:
         return
-    raise TooLarge(f"{where}: {what} needs about {gigabytes(need)} of memory, more than the "
-                   f"{gigabytes(avail)} available; try a smaller size or a smaller batch")
+    raise BeyondMemory(f"{what} needs about {gigabytes(need)} of memory, more than the "
+                       f"{gigabytes(avail)} available", prog)
 
 
 def check_batch_fits(prog: ir.Program, B: int, n: int, N: int,
@@ -64,14 +78,7 @@ def check_batch_fits(prog: ir.Program, B: int, n: int, N: int,
         per_edge = 1 + sum(8 if d.dtype != ir.DType.BOOL else 1 for d in prog.decls
                            if d.loc == ir.Loc.EDGE and d.stage != ir.Stage.INPUT)
         need += float(B) * N * N * per_edge
-    refuse_beyond_memory(need, f"a batch of {B} at n = {n} on N = {N:,} nodes",
-                         nodes_line(prog))
-
-
-def nodes_line(prog: ir.Program) -> str:
-    """`path:line:col` of the file's `nodes` line: what a run's size comes from."""
-    span = prog.nodes.span
-    return f"{prog.path}:{span.line}:{span.column}" if span is not None else prog.path
+    refuse_beyond_memory(need, f"a batch of {B} at n = {n} on N = {N:,} nodes", prog)
 
 
 def available_bytes_or_inf() -> float:

@@ -27,7 +27,7 @@ from algspec.interp.edge_values import (
     within,
 )
 from algspec.interp.env import Env
-from algspec.interp.memory import available_bytes_or_inf, nodes_line, refuse_beyond_memory
+from algspec.interp.memory import available_bytes_or_inf, refuse_beyond_memory
 from algspec.interp.probes import probe, probe_shape
 from algspec.interp.sparse_edges import EdgeScope
 
@@ -166,7 +166,7 @@ class Recorder:
             if cap * per_frame > available_bytes_or_inf():
                 cap = need  # doubling no longer fits: grow to what this frame needs
             refuse_beyond_memory(float(cap) * per_frame, f"recording {need:,} frames of "
-                                 f"`{name}`", nodes_line(self.prog))  # the run as a whole
+                                 f"`{name}`", self.prog)  # the run as a whole
         nb = np.zeros((cap,) + src.shape, dtype)
         if buf is not None:
             nb[: buf.shape[0]] = buf

@@ -293,6 +293,27 @@ R_CASES: list[tuple[str, str, dict, int, tuple[str, ...]]] = [
 ]
 
 
+# Faults of a whole batch, not of one sample: (code, source, inputs, line, fragments).
+BATCH_CASES: list[tuple[str, str, dict, int, tuple[str, ...]]] = [
+    ("R115", H.replace("nodes n", "nodes n + 10 ** 12") + "hint node h: scalar\n"
+     "forall v { h[v] = 1.0 }\nrecord\n", {"n": 3}, 2,
+     ("needs about", "of memory, more than the")),
+]
+
+
+@pytest.mark.parametrize("case", BATCH_CASES, ids=[c[0] for c in BATCH_CASES])
+def test_batch_code(case) -> None:
+    code, src, inputs, line, fragments = case
+    alg = algspec.load_source(src, "rt.alg")
+    with pytest.raises(RuntimeFault) as e:
+        alg.trace(**inputs)
+    d = e.value.diagnostic
+    assert (d.code, d.path, d.span.line) == (code, "rt.alg", line), d.concise()
+    assert "(sample" not in d.message
+    for f in fragments:
+        assert f in d.message, (f, d.message)
+
+
 @pytest.mark.parametrize("case", R_CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(R_CASES)])
 def test_runtime_code(case) -> None:
     code, src, inputs, line, fragments = case
@@ -384,6 +405,7 @@ def test_file_code(case, tmp_path: Path) -> None:
 
 def test_every_registered_code_has_a_triggering_program() -> None:
     covered = {c[0] for c in E_CASES} | {c[0] for c in L_CASES} | {c[0] for c in R_CASES}
+    covered |= {c[0] for c in BATCH_CASES}
     covered |= {c[0] for c in A_CASES} | {c[0] for c in Y_CASES} | {c[0] for c in FILE_CASES}
     assert set(CODES) - covered == set(), "add a program for each new code"
     assert covered - set(CODES) == set()
