@@ -277,6 +277,12 @@ _ALL = [
        "0 .. 10 ** 12 { record }`). It is refused before anything is allocated, at the "
        "`nodes` line, with the estimate; try a smaller size or batch, or check the node "
        "count and the loop bounds."),
+    _c("R116", _E, "runtime", "run past its time limit",
+       "`algspec lint` and `algspec compile` run small instances of a file to describe it, "
+       "each within a time limit; this run passed it, in the loop (or recursive call) the "
+       "message names, after the trips it gives. A loop whose bound is astronomically large "
+       "at small n (`for k in 0 .. 10 ** 12`) is the usual cause. `algspec sample` and "
+       "training set no limit."),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

@@ -113,6 +113,9 @@ def lint(
     raise typer.Exit(1 if diags else 0)
 
 
+COMPILE_RUN_LIMIT = 120.0  # seconds for the sampled lengths (R116 past it)
+
+
 def _length_summary(alg, n: int, samples: int, seed: int, params: dict) -> dict:
     traj = alg.sample(n, samples, seed, **params)
     lengths = traj.lengths
@@ -136,8 +139,10 @@ def compile(
         alg.generator_params(**params)
     except ValueError as e:
         raise fail(str(e)) from None
+    from algspec.interp.deadline import time_limit
     try:
-        lengths = [_length_summary(alg, n, samples, seed, params) for n in (16, 64)]
+        with time_limit(COMPILE_RUN_LIMIT):  # a loop of 10 ** 12 trips: R116, not a hang
+            lengths = [_length_summary(alg, n, samples, seed, params) for n in (16, 64)]
     except RuntimeFault as f:  # a generator that cannot draw at this size, a broken bound
         print(f.diagnostic.concise_block(), file=sys.stderr)
         raise typer.Exit(1) from None

@@ -19,6 +19,7 @@ import sys
 import numpy as np
 
 from algspec import ir
+from algspec.interp import deadline
 
 # The most Python frames a recursion may take (Python 3.11 keeps them off the C stack);
 # the depth it allows is this over the frames one level of the procedure takes.
@@ -79,6 +80,7 @@ def _invoke(m, frame: _Frame, s: ir.Statement, args: list[ir.Expr], mask: np.nda
     frame.depth += mask
     frame.calls += mask
     m.stmt = s
+    deadline.check(m.prog, s, frame.calls, m.n)
     over = mask & (frame.depth > frame.max_depth)
     if over.any():
         m.fault("R108", f"recursion deeper than its bound: more than "

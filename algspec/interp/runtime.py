@@ -20,7 +20,7 @@ import numpy as np
 from algspec import ir
 from algspec.diagnostics import RuntimeFault, Span
 from algspec.edge_lists import EdgeLists, check_edges
-from algspec.interp import random
+from algspec.interp import deadline, random
 from algspec.interp.calls import call_proc, recur
 from algspec.interp.edge_storage import dense_probes, stored_at_edges
 from algspec.interp.edge_values import EdgeState, EdgeValued, adjacency_of, adjacency_source
@@ -482,6 +482,7 @@ class Machine(Env):
         `total bound`); the lanes past the per-execution bound, which the caller faults."""
         iters += lanes
         count_total(self, s, lanes)
+        deadline.check(self.prog, s, iters, self.n)
         return lanes & (iters > bound)
 
     def for_edges(self, s: ir.ForEdges, mask: np.ndarray) -> None:

@@ -286,6 +286,7 @@ def _lint_in_pool(paths: list[str], sources: dict[str, str], sample: bool,
 
 # CPU seconds of sampling per file before the sizes after the third are skipped.
 SAMPLE_TIME_BUDGET = 0.1
+RUN_TIME_LIMIT = 20.0  # seconds for all of a file's sampled runs: past it, R116 at its loop
 
 
 def _lint_source(source: str, path: str, sample: bool) -> list[Diagnostic]:
@@ -299,6 +300,7 @@ def _lint_source(source: str, path: str, sample: bool) -> list[Diagnostic]:
     except AlgError as e:
         return e.diagnostics
     diags = ir_rules(alg.ir)
+    from algspec.interp.deadline import time_limit
     from algspec.lint.efficiency_rules import efficiency_lints, sampled_bound_lints
     try:
         diags += efficiency_lints(alg.ir)
@@ -307,7 +309,8 @@ def _lint_source(source: str, path: str, sample: bool) -> list[Diagnostic]:
     if sample:
         try:
             # sizes 4..32, 8 samples (frame and time budgets)
-            diags += sampled_bound_lints(alg, time_budget=SAMPLE_TIME_BUDGET)
+            with time_limit(RUN_TIME_LIMIT):
+                diags += sampled_bound_lints(alg, time_budget=SAMPLE_TIME_BUDGET)
         except RuntimeFault as f:
             if not (f.diagnostic.code == "R110" and any(d.code == "L105" for d in diags)):
                 diags.append(f.diagnostic)  # (no `record` at all is L105's finding already)

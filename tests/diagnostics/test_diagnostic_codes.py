@@ -298,14 +298,19 @@ BATCH_CASES: list[tuple[str, str, dict, int, tuple[str, ...]]] = [
     ("R115", H.replace("nodes n", "nodes n + 10 ** 12") + "hint node h: scalar\n"
      "forall v { h[v] = 1.0 }\nrecord\n", {"n": 3}, 2,
      ("needs about", "of memory, more than the")),
+    ("R116", H + "state graph x: int = 0\noutput graph y: scalar = float(x)\n"
+     "for k in 0 .. 10 ** 12 { x += 1 }\n", {"n": 3}, 6,
+     ("passed its time limit of 0.3 s in this `for` loop after",)),
 ]
 
 
 @pytest.mark.parametrize("case", BATCH_CASES, ids=[c[0] for c in BATCH_CASES])
 def test_batch_code(case) -> None:
+    from algspec.interp.deadline import time_limit
+
     code, src, inputs, line, fragments = case
     alg = algspec.load_source(src, "rt.alg")
-    with pytest.raises(RuntimeFault) as e:
+    with pytest.raises(RuntimeFault) as e, time_limit(0.3):  # as lint and compile run
         alg.trace(**inputs)
     d = e.value.diagnostic
     assert (d.code, d.path, d.span.line) == (code, "rt.alg", line), d.concise()
