@@ -27,6 +27,7 @@ from algspec.nn.memory import MemoryPlanError
 from algspec.nn.processor_table import processors_of
 from algspec.training.config import (
     DEFAULT_BACKEND,
+    MAX_HIDDEN,
     PAPER_TRAIN_SIZES,
     PROCESSORS,
     TrainConfig,
@@ -72,7 +73,12 @@ def _check_run_folder(out: Path, overwrite: bool, config: TrainConfig) -> None:
     from algspec.training.metrics import score_text
     from algspec.training.runs import CONFIG, config_differences, read_result
 
-    if overwrite or not out.is_dir():
+    if not out.is_dir():
+        return
+    if overwrite:  # replaces a run, never a file of the same name that belongs to no run
+        if config_differences(config, out) == [CONFIG]:
+            raise _fail(f"{out / CONFIG} is not a run's configuration; --overwrite replaces "
+                        "runs only: choose another --out")
         return
     res = read_result(out)
     if res is not None:
@@ -150,6 +156,8 @@ def train_command(
     checkpoint_every: Annotated[int | None, typer.Option(help=CHECKPOINT_HELP, min=0)] = None,
 ) -> None:
     """Train a CLRS processor on an algorithm, keep the best by validation, test OOD."""
+    if hidden > MAX_HIDDEN:  # wider layers overflow the initialisers' fan-in arithmetic
+        raise _fail(f"--hidden must be at most {MAX_HIDDEN}, got {hidden}")
     try:
         param, processor = split_legacy_processor(param, processor, "mpnn", PROCESSORS)
         config = TrainConfig(
@@ -337,8 +345,9 @@ def _experiment_command_line(grid_file: Path, out: Path, jobs: int | None, launc
 def _dry_run(grid: Any, out: Path, only: list[str] | None) -> None:
     """List the grid's runs as done, todo or missing (an .alg file that does not exist);
     missing files are an error after the list, as they would be for a real run."""
-    from algspec.training.experiment import GridError, plan, select_only
+    from algspec.training.experiment import GridError, check_report_owner, plan, select_only
 
+    check_report_owner(grid, out)
     runs = select_only(plan(grid, out), only,
                        log=lambda s: print(s, file=sys.stderr))
     missing: dict[str, int] = {}
@@ -355,6 +364,22 @@ def _dry_run(grid: Any, out: Path, only: list[str] | None) -> None:
     if missing:
         raise GridError(f"missing algorithm file(s): {', '.join(sorted(missing))} "
                         f"({sum(missing.values())} runs cannot start)")
+
+
+def _check_grid_sources(grid: Any, out: Path, only: list[str] | None) -> None:
+    """Each algorithm file the chosen runs train, compiled once with its generator
+    parameters: a file with an error is its diagnostics (exit 1), as for `train`, before
+    any run starts rather than as a failure of each of its runs after the others trained.
+    Missing files are left to the callers' list of them."""
+    from algspec.training.experiment import plan, select_only
+
+    seen: set[tuple[str, str]] = set()
+    for r in select_only(plan(grid, out), only):
+        alg, params = r.config.algorithm, r.config.generator_params
+        key = (alg, json.dumps(params, sort_keys=True, default=str))
+        if key not in seen and is_algorithm_file_name(alg) and Path(alg).is_file():
+            seen.add(key)
+            _check_alg(Path(alg), params)
 
 
 def experiment_command(
@@ -388,8 +413,12 @@ def experiment_command(
     checkpoint_every: Annotated[int | None, typer.Option(help=CHECKPOINT_HELP, min=0)] = None,
 ) -> None:
     """Run a resumable grid of trainings and write results.md (the paper's Table 2)."""
+    from algspec.cli.args import check_file
     from algspec.training.experiment import GridError, load_grid, plan, run_grid, write_report
 
+    if grid_file.is_dir():
+        raise _fail(f"{grid_file} is a folder, not a grid file")
+    check_file(grid_file)  # a FIFO or a device would block the read: one line instead
     try:
         grid = load_grid(grid_file)
     except GridError as exc:
@@ -409,6 +438,8 @@ def experiment_command(
 
     try:
         with reported(stopped):
+            if not report_only:
+                _check_grid_sources(grid, out, only)
             if dry_run:
                 _dry_run(grid, out, only)
                 return
@@ -443,6 +474,9 @@ def _grid_stopped(grid: Any, runs: list[Any], resume: str) -> str:
     from algspec.training.resume import resume_step
 
     done = sum(r.done for r in runs)
+    if done == len(runs):
+        return (f"grid {grid.name} stopped while writing its report: all {done} runs are "
+                f"done; rerun the same command to write it: `{resume}`")
     started = sorted({(r.dir.name, step) for r in runs if not r.done
                       and (step := resume_step(r.dir, r.config.digest()))})
     shown = ", ".join(f"{name} resumes at step {step}" for name, step in started[:4])

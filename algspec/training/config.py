@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import numbers
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +35,10 @@ DEFAULT_BACKEND = "algspec"  # what `train` and a grid use unless told (a run ke
 GRAPH_MODES = ("dense", "sparse")
 
 PAPER_TRAIN_SIZES: tuple[int, ...] = (4, 7, 11, 13, 16)
+
+ENCODER_INITS = ("default", "xavier_on_scalars")
+MAX_SEED = 2**32 - 1  # JAX's PRNGKey keeps 32 bits of a seed
+MAX_HIDDEN = 65536  # a layer of 65536 x 65536 weights is 16 GiB already
 
 # What a saved config without these fields meant: they were added with these values
 # (dm-clrs's model, dense), so runs trained before keep meaning what they meant.
@@ -89,6 +94,7 @@ class TrainConfig:
     generator_params: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        _check_types(self)
         self.train_sizes = tuple(int(n) for n in self.train_sizes)
         if self.hint_mode not in HINT_MODES:
             raise ValueError(f"hint_mode must be one of {', '.join(HINT_MODES)}")
@@ -111,6 +117,18 @@ class TrainConfig:
             raise ValueError("batch_size must not exceed train_samples")
         if int(self.seed) < 0:  # numpy's and JAX's seeds are unsigned
             raise ValueError(f"seed must be at least 0, got {self.seed}")
+        if int(self.seed) > MAX_SEED:  # JAX keeps 32 bits: 2**32 would repeat seed 0
+            raise ValueError(f"seed must be at most {MAX_SEED}, got {self.seed}")
+        if int(self.hidden) > MAX_HIDDEN:
+            raise ValueError(f"hidden must be at most {MAX_HIDDEN}, got {self.hidden}")
+        for name in ("nb_heads", "nb_triplet_fts"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name} must be at least 1")
+        if not 0 <= float(self.grad_clip) < float("inf"):  # 0: no clipping
+            raise ValueError(f"grad_clip must be a number at least 0, got {self.grad_clip}")
+        if self.encoder_init not in ENCODER_INITS:
+            raise ValueError(f"encoder_init must be one of {', '.join(ENCODER_INITS)}, not "
+                             f"{self.encoder_init!r}")
         if not 0 < float(self.learning_rate) < float("inf"):  # also rejects NaN
             raise ValueError(f"learning_rate must be a positive number, got {self.learning_rate}")
 
@@ -142,6 +160,49 @@ class TrainConfig:
         """Short stable hash of the configuration (to detect a changed grid)."""
         blob = json.dumps(self.to_dict(), sort_keys=True).encode()
         return hashlib.sha256(blob).hexdigest()[:12]
+
+
+# The kind of value each option holds, checked before any other check so that a grid's
+# `steps: 2.5`, `hidden: true` or `train_sizes: 4` is one line naming the option rather
+# than a truncated number or a TypeError deep in the trainer.
+_INT, _REAL, _BOOL, _TEXT = "an integer", "a number", "true or false", "a string"
+_KINDS: dict[str, str] = {
+    "algorithm": _TEXT, "processor": _TEXT, "hint_mode": _TEXT, "encoder_init": _TEXT,
+    "backend": _TEXT, "graph": _TEXT, "learning_rate": _REAL, "grad_clip": _REAL,
+    "random_pos": _BOOL, "test_random_pos": _BOOL, "use_ln": _BOOL,
+    **{name: _INT for name in ("hidden", "steps", "batch_size", "val_size", "test_size",
+                               "train_samples", "val_samples", "test_samples",
+                               "eval_batch_size", "eval_every", "seed", "nb_heads",
+                               "nb_triplet_fts")},
+}
+
+
+def _is_kind(value: Any, kind: str) -> bool:
+    if isinstance(value, bool):
+        return kind == _BOOL
+    if kind == _INT:
+        return isinstance(value, numbers.Integral)
+    if kind == _REAL:
+        return isinstance(value, numbers.Real)
+    return isinstance(value, str) if kind == _TEXT else False
+
+
+def _check_types(config: TrainConfig) -> None:
+    """Raise ValueError naming the first option whose value is of the wrong kind."""
+    for name, kind in _KINDS.items():
+        value = getattr(config, name)
+        if not _is_kind(value, kind):
+            raise ValueError(f"{name} must be {kind}, not {value!r}")
+    sizes = config.train_sizes
+    if not isinstance(sizes, list | tuple) or not all(_is_kind(n, _INT) for n in sizes):
+        raise ValueError(f"train_sizes must be a list of integers, not {sizes!r}")
+    if config.pred_as_input is not None and not isinstance(config.pred_as_input, bool):
+        raise ValueError(f"pred_as_input must be true, false or null, not "
+                         f"{config.pred_as_input!r}")
+    params = config.generator_params
+    if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
+        raise ValueError(f"generator_params must be a mapping of parameter names to values, "
+                         f"not {params!r}")
 
 
 def option_names() -> list[str]:

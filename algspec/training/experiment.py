@@ -119,6 +119,7 @@ def run_grid(
         raise GridError(f"unknown launcher {launcher!r}; valid: {', '.join(LAUNCHERS)}")
     if (jobs is not None and jobs < 1) or retries < 0:
         raise GridError("jobs must be at least 1 and retries at least 0")
+    check_report_owner(grid, out)
     runs = plan(grid, out)
     missing = sorted({r.config.algorithm for r in runs
                       if is_algorithm_file_name(r.config.algorithm)
@@ -170,6 +171,18 @@ def run_grid(
     return report
 
 
+def check_report_owner(grid: Grid, out: Path) -> None:
+    """Refuse an output folder whose report (results.json) is another grid's: this grid's
+    report would replace it. The same grid, edited (more seeds, say), may extend its own."""
+    try:
+        owner = json.loads((out / "results.json").read_text()).get("grid")
+    except (OSError, ValueError, AttributeError):  # none yet, or not a report of ours
+        return
+    if isinstance(owner, str) and owner != grid.name:
+        raise GridError(f"{out} holds the report of grid {owner!r}, not {grid.name!r}; "
+                        "choose another output folder (-o)")
+
+
 def _run_here(todo: list[RunSpec], train_fn: Callable[..., dict] | None, progress: bool,
               log: Callable[[str], None], checkpoint_every: int | None = None
               ) -> tuple[list[str], list[str]]:
@@ -201,8 +214,8 @@ def _run_here(todo: list[RunSpec], train_fn: Callable[..., dict] | None, progres
             raise
         except OutputBusy as exc:  # another grid trains it now: not twice, not a failure
             skipped.append(f"{r.dir.name}: {exc}")
-            tracker.finished(False)
-            log(f"[{k}/{len(todo)}] skipped {r.dir.name}: {exc}")
+            tracker.finished(False, skipped=True)
+            log(f"[{k}/{len(todo)}] skipped {r.dir.name}: {exc}  ({tracker.status(0)})")
             continue
         except Exception as exc:  # one failed run must not stop the grid
             if caused_by_interrupt(exc):
@@ -285,6 +298,7 @@ def write_report(grid: Grid, out: Path, *, keep_record: bool = False) -> dict[st
     would differ), so re-rendering a committed report does not rewrite its data record."""
     from algspec.process import output_files
 
+    check_report_owner(grid, out)
     with output_files.claim(out / "results.json", wait_s=REPORT_WAIT_S):
         return _write_report(grid, out, keep_record)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -106,17 +107,58 @@ class RunSpec:
         return is_finished(self.dir)
 
 
+class _GridLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing a key given twice in one mapping (PyYAML keeps the
+    last silently: `seeds:` written twice would train only the second list)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, list | dict) or key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} is given twice" if key in seen
+                    else "a key must be a plain value", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
 def _as_list(value: Any, key: str, kind: type) -> list:
+    """A non-empty list without repeats of `kind` values (a single value is a list of one);
+    no bool passes as an int nor a float is cut to one."""
     items = value if isinstance(value, list) else [value]
-    try:
-        return [kind(v) for v in items]
-    except (TypeError, ValueError) as exc:
-        raise GridError(f"{key}: expected {kind.__name__} values, got {value!r}") from exc
+    if not all(isinstance(v, kind) and not isinstance(v, bool) for v in items):
+        raise GridError(f"{key}: expected {kind.__name__} values, got {value!r}")
+    if not items:
+        raise GridError(f"{key}: empty (the grid would have no runs)")
+    repeated = sorted({str(v) for v in items if items.count(v) > 1})
+    if repeated:
+        raise GridError(f"{key}: {', '.join(repeated)} given twice (each run would be "
+                        "trained into the same folder)")
+    return list(items)
+
+
+def _text(value: Any, key: str, *, name: bool = False) -> str:
+    """A string value; `name`: one used in a folder name (letters, digits, - _ .)."""
+    if not isinstance(value, str) or (name and not value.strip()):
+        raise GridError(f"{key}: expected a{' non-empty' if name else ''} string, got "
+                        f"{value!r}")
+    if name and (value in (".", "..") or any(not (c.isalnum() or c in "-_. ") for c in value)):
+        raise GridError(f"{key}: {value!r} must be letters, digits, spaces, - _ . (it names "
+                        "a folder)")
+    return value
 
 
 def resolve_algorithm(entry: str, base: Path) -> str:
-    """A path relative to the grid file (normalised), or a dm-clrs name unchanged."""
-    if is_algorithm_file_name(entry) or "/" in entry:
+    """A path relative to the grid file (normalised), or a dm-clrs name unchanged.
+    Anything else (a path to a file that is not an algorithm file, a name with characters
+    no dm-clrs algorithm has) is a `GridError`: it would name the run's folder."""
+    if not isinstance(entry, str) or not entry:
+        raise GridError(f"expected an .alg file or a dm-clrs algorithm name, got {entry!r}")
+    if not is_algorithm_file_name(entry) and not entry.isidentifier():
+        raise GridError(f"{entry!r} is neither an algorithm file (.alg, .yaml) nor a dm-clrs "
+                        "algorithm name such as bubble_sort")
+    if is_algorithm_file_name(entry):
         p = Path(entry)
         if not p.is_absolute():
             p = base / p
@@ -131,7 +173,7 @@ def load_grid(path: str | Path) -> Grid:
     """Parse and validate a grid file."""
     path = Path(path)
     try:
-        raw = yaml.safe_load(path.read_text())
+        raw = yaml.load(path.read_text(), Loader=_GridLoader)  # a SafeLoader: no objects
     except OSError as exc:
         raise GridError(f"{path}: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
@@ -149,26 +191,51 @@ def load_grid(path: str | Path) -> Grid:
     unknown = set(raw) - known
     if unknown:
         raise GridError(f"{path}: unknown key(s) {', '.join(sorted(unknown))}")
+    try:
+        return _parse_grid(raw, path)
+    except GridError as exc:
+        text = str(exc)
+        raise GridError(text if text.startswith(f"{path}:") else f"{path}: {text}") from exc
+
+
+def _parse_grid(raw: dict[str, Any], path: Path) -> Grid:
+    """The checked `Grid` of a grid file's top-level mapping (errors without the path)."""
     base = path.parent
     tasks = []
-    for i, t in enumerate(raw.get("tasks") or []):
-        if not isinstance(t, dict) or not {"name", "sequential", "parallel"} <= set(t):
-            raise GridError(f"{path}: tasks[{i}] needs name, sequential and parallel")
-        tasks.append(Task(str(t["name"]), resolve_algorithm(str(t["sequential"]), base),
-                          resolve_algorithm(str(t["parallel"]), base)))
+    raw_tasks = raw.get("tasks") or []
+    if not isinstance(raw_tasks, list):
+        raise GridError("tasks must be a list of {name, sequential, parallel}")
+    keys = {"name", "sequential", "parallel"}
+    for i, t in enumerate(raw_tasks):
+        if not isinstance(t, dict) or set(t) != keys:
+            extra = f" (unknown: {', '.join(sorted(map(str, set(t) - keys)))})" \
+                if isinstance(t, dict) and set(t) - keys else ""
+            raise GridError(f"tasks[{i}] needs name, sequential and parallel{extra}")
+        name = _text(t["name"], f"tasks[{i}].name")
+        if name in {x.name for x in tasks}:
+            raise GridError(f"tasks[{i}]: duplicate name {name!r}")
+        try:
+            seq, par = (resolve_algorithm(t[role], base) for role in ROLES)
+        except GridError as exc:
+            raise GridError(f"tasks[{i}]: {exc}") from exc
+        tasks.append(Task(name, seq, par))
     train = _check_train(raw.get("train") or {}, f"{path}: train")
     train = _with_backend(raw, dict(train), path)
     variants = _load_variants(raw.get("variants") or [], path, base, train)
     if not tasks and not variants:
-        raise GridError(f"{path}: no tasks")
+        raise GridError("no tasks")
     processors = _check_processors(_as_list(raw.get("processors", ["mpnn"]), "processors", str),
                                    path, train)
     reference = raw.get("reference")
-    if reference is not None and not (isinstance(reference, dict)
-                                      and isinstance(reference.get("score"), int | float)):
-        raise GridError(f"{path}: reference needs a numeric score (and optionally a label)")
-    return Grid(
-        name=str(raw.get("name") or path.stem),
+    if reference is not None and not (
+            isinstance(reference, dict) and set(reference) <= {"score", "label"}
+            and isinstance(reference.get("score"), int | float)
+            and not isinstance(reference["score"], bool)
+            and math.isfinite(reference["score"])):
+        raise GridError("reference needs a numeric score (and optionally a label)")
+    grid = Grid(
+        name=_text(raw["name"], "name", name=True) if raw.get("name") is not None
+        else path.stem,
         tasks=tasks,
         processors=processors,
         hidden=_as_list(raw.get("hidden", [128]), "hidden", int),
@@ -176,11 +243,25 @@ def load_grid(path: str | Path) -> Grid:
         train=dict(train),
         path=path,
         variants=variants,
-        variants_title=str(raw.get("variants_title") or "Variants"),
+        variants_title=_text(raw.get("variants_title") or "Variants", "variants_title"),
         reference=dict(reference) if reference else None,
-        notes=str(raw.get("notes") or ""),
+        notes=_text(raw.get("notes") or "", "notes"),
         ood=_load_ood(raw["ood"], path) if raw.get("ood") is not None else None,
     )
+    _check_folders(grid)
+    return grid
+
+
+def _check_folders(grid: Grid) -> None:
+    """Every option checked once (a run's `TrainConfig`), and no two runs sharing a folder:
+    one would count twice in the report, or a variant take a task's finished run."""
+    first: dict[str, str] = {}
+    for r in plan(grid, Path(".")):
+        what = f"variant {r.variant}" if r.variant else f"task {r.task} ({r.role})"
+        if r.dir.name in first:
+            raise GridError(f"{first[r.dir.name]} and {what} would both train into runs/"
+                            f"{r.dir.name}; give each its own algorithm file or name")
+        first[r.dir.name] = what
 
 
 def _load_ood(raw: Any, path: Path) -> OodPlan:
@@ -257,17 +338,24 @@ def _load_variants(raw: Any, path: Path, base: Path, grid_train: dict[str, Any]
         unknown = set(v) - {"name", "algorithm", "note", "processors", "train"}
         if unknown:
             raise GridError(f"{path}: variants[{i}]: unknown key(s) {', '.join(sorted(unknown))}")
-        name = str(v["name"])
+        name = _text(v["name"], f"variants[{i}].name")
         if not name or any(not (c.isalnum() or c in "-_.") for c in name):
             raise GridError(f"{path}: variants[{i}]: name {name!r} must be letters, digits, - _ .")
         if name in {x.name for x in out}:
             raise GridError(f"{path}: variants[{i}]: duplicate name {name!r}")
         procs = v.get("processors")
+        if procs is not None and not procs:
+            raise GridError(f"{path}: variants[{i}]: processors is empty (leave it out to "
+                            "use the grid's)")
         train = _check_train(v.get("train") or {}, f"{path}: variants[{i}].train")
+        try:
+            algorithm = resolve_algorithm(v["algorithm"], base)
+        except GridError as exc:
+            raise GridError(f"{path}: variants[{i}]: {exc}") from exc
         out.append(Variant(
             name=name,
-            algorithm=resolve_algorithm(str(v["algorithm"]), base),
-            note=str(v.get("note") or ""),
+            algorithm=algorithm,
+            note=_text(v.get("note") or "", f"variants[{i}].note"),
             processors=(_check_processors(_as_list(procs, "processors", str), path,
                                           {**grid_train, **train})
                         if procs is not None else None),

@@ -26,20 +26,25 @@ class GridProgress:
     total: int
     done: int = 0
     failed: int = 0
+    skipped: int = 0  # another process holds its folder: neither done nor failed here
     start: float = field(default_factory=lambda: time.monotonic())
 
-    def finished(self, ok: bool) -> None:
-        """Count one run that ended (done or failed)."""
-        if ok:
+    def finished(self, ok: bool, skipped: bool = False) -> None:
+        """Count one run that ended (done or failed), or was skipped."""
+        if skipped:
+            self.skipped += 1
+        elif ok:
             self.done += 1
         else:
             self.failed += 1
 
     def status(self, running: int) -> str:
         """`3/16 done, 2 running, 1 failed, ETA 12 min`."""
-        ended = self.done + self.failed
+        ended = self.done + self.failed + self.skipped
         left = self.total - ended
         text = f"{self.done}/{self.total} done, {running} running, {self.failed} failed"
+        if self.skipped:
+            text += f", {self.skipped} skipped"
         elapsed = time.monotonic() - self.start
         if ended and left:
             text += f", ETA {duration_text(elapsed / ended * left)}"

@@ -165,7 +165,7 @@ def run_local(
         for fut in as_completed(futures):
             for o in fut.result():
                 outcomes.append(o)
-                tracker.finished(o.ok)
+                tracker.finished(o.ok, skipped=o.busy)
                 with lock:
                     running = len(live)
                 _log_outcome(o, len(outcomes), len(todo), log, tracker.status(running))
@@ -316,7 +316,7 @@ def run_ray(
 
     def ended(o: Outcome) -> None:
         outcomes.append(o)
-        tracker.finished(o.ok)
+        tracker.finished(o.ok, skipped=o.busy)
         _log_outcome(o, len(outcomes), len(todo), log, tracker.status(len(pending)))
 
     try:

@@ -737,7 +737,9 @@ def _write(lane: _Lane, tested: tuple[dict[str, Any], Any, float], timing: dict[
 
     config, source, out = lane.config, lane.source, lane.out
     test, test_spec, test_seconds = tested
-    with open(out / CHECKPOINT, "wb") as f:
+    from algspec.process.output_files import atomic_file
+
+    with atomic_file(out / CHECKPOINT, "wb") as f:  # `eval` never reads half a checkpoint
         pickle.dump({
             "format": CHECKPOINT_FORMAT,
             "config": config.to_dict(),

@@ -165,3 +165,50 @@ def test_a_worker_skips_a_run_another_process_holds(alg: Path, tmp_path: Path) -
     assert not any("retrying" in line for line in logs), logs
     assert sum("skipped" in line for line in logs) == 2
 
+
+
+def test_overwrite_replaces_runs_only_not_a_foreign_config(
+        alg: Path, tmp_path: Path, trained: list) -> None:
+    """`--overwrite` on a folder whose config.json is no run's (a home folder, a project)
+    is refused: it would replace that file with the run's."""
+    out = tmp_path / "project"
+    out.mkdir()
+    (out / "config.json").write_text('{"editor": "vim"}')
+    (out / "notes.txt").write_text("mine")
+    r = invoke("train", alg, *TINY, "--steps", 2, "--out", out, "--overwrite")
+    assert r.exit_code == 2 and not trained
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "not a run's configuration" in lines[0], r.stderr
+    assert (out / "config.json").read_text() == '{"editor": "vim"}'
+    assert sorted(p.name for p in out.iterdir()) == ["config.json", "notes.txt"]
+
+
+def test_a_grid_skipping_a_held_run_counts_it_as_skipped_not_failed(
+        alg: Path, tmp_path: Path) -> None:
+    from algspec.training.experiment import load_grid, plan, run_grid
+
+    grid = load_grid(_grid(tmp_path, alg, [0]))
+    (run,) = plan(grid, tmp_path / "out")
+    held = acquire(run.dir, inside=True)
+    logs: list[str] = []
+    try:
+        run_grid(grid, tmp_path / "out", progress=False, log=logs.append)
+    finally:
+        held.release()
+    line = next(x for x in logs if f"skipped {run.dir.name}" in x)
+    assert "0 failed, 1 skipped" in line, line
+
+
+def test_a_grid_stopped_after_its_last_run_says_only_the_report_is_left(
+        alg: Path, tmp_path: Path) -> None:
+    from algspec.cli.training import _grid_stopped
+    from algspec.training.experiment import load_grid, plan
+
+    grid = load_grid(_grid(tmp_path, alg, [0]))
+    (run,) = plan(grid, tmp_path / "out")
+    run.dir.mkdir(parents=True)
+    (run.dir / "result.json").write_text(json.dumps(
+        {"val": {"score": 1.0}, "test": {"score": 1.0}}))
+    line = _grid_stopped(grid, [run], "algspec experiment grid.yaml")
+    assert "all 1 runs are done" in line and "report" in line, line
+    assert "step 0" not in line and "left" not in line, line
