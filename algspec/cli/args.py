@@ -282,8 +282,10 @@ def load_or_exit(path):
 def reported(describe: Callable[[KeyboardInterrupt | None], str],
              mistakes: tuple[type[Exception], ...] = ()) -> Iterator[None]:
     """Run a command's work; a Ctrl-C (or an exception it caused: `caused_by_interrupt`)
-    prints `interrupted: {describe(exc)}` and exits with status 130. An exception of a
-    type in `mistakes` that no Ctrl-C caused is the user's: one `error:` line, exit 2.
+    prints `interrupted: {describe(exc)}` and exits with status 130. A file's diagnostics
+    (`AlgError`: a run's or a grid's file that no longer compiles) print as they are, exit
+    1; an exception of a type in `mistakes` that no Ctrl-C caused is the user's: one
+    `error:` line, exit 2.
     The work starts with no Ctrl-C remembered (an earlier command in the same process may
     have been stopped; this one's would have raised before it got here)."""
     INTERRUPT.seen = INTERRUPT.reported = False
@@ -296,6 +298,11 @@ def reported(describe: Callable[[KeyboardInterrupt | None], str],
         raise
     except Exception as exc:
         if not caused_by_interrupt(exc):
+            from algspec.diagnostics import AlgError, render
+            diags = next((e for e in (exc, exc.__cause__) if isinstance(e, AlgError)), None)
+            if diags is not None:  # a file the work compiled (a run's, a grid's)
+                print(render(diags.diagnostics, "concise"), file=sys.stderr)
+                raise typer.Exit(1) from None
             if isinstance(exc, mistakes):
                 raise fail(str(exc)) from None
             raise

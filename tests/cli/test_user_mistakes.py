@@ -286,6 +286,24 @@ def test_eval_of_a_corrupt_checkpoint_is_one_line(tmp_path: Path) -> None:
     one_line_usage_error(invoke("eval", run), "unknown checkpoint format 'list'")
 
 
+@pytest.mark.slow
+def test_eval_of_a_run_whose_file_no_longer_compiles_is_its_diagnostics(
+        tmp_path: Path, ok_alg: Path) -> None:
+    """A run's `.alg` file edited into an error since training: its diagnostics, exit 1, as
+    for any command given a file with an error (not a usage error)."""
+    run = tmp_path / "run"
+    r = invoke("train", ok_alg, "--hidden", "4", "--steps", "1", "--batch-size", "2",
+               "--train-sizes", "4", "--val-size", "4", "--test-size", "4",
+               "--train-samples", "2", "--val-samples", "2", "--test-samples", "2",
+               "--eval-every", "1", "--out", run, "--no-progress")
+    assert r.exit_code == 0, r.output
+    ok_alg.write_text(ok_alg.read_text() + "forall v { x = }\n")
+    r = invoke("eval", run, "--no-progress")
+    line = ok_alg.read_text().count("\n")
+    assert r.exit_code == 1 and r.stderr.startswith(f"{ok_alg}:{line}:"), r.output
+    assert " E002 " in r.stderr.splitlines()[0]
+
+
 def test_out_of_memory_is_one_line(ok_alg: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from algspec import cli
 
