@@ -252,13 +252,16 @@ def eval_command(
     jobs: Annotated[int, typer.Option(
         "--jobs", "-j", min=1, help="Processes drawing each test set (the same sets for any "
         "number; see `algspec sample --jobs`).")] = 1,
+    report_only: Annotated[bool, typer.Option(
+        "--report-only", help="With --sizes/--family: test nothing; write the table and plot "
+        "from the cells tested so far (`-` for the others).")] = False,
 ) -> None:
     """Re-test a trained run's best parameters at any size, or sweep sizes and graph families."""
-    if sizes is not None or family is not None or out is not None:
+    if sizes is not None or family is not None or out is not None or report_only:
         if test_size is not None:
             raise _fail("--test-size and --sizes: give one (--sizes 16,80 tests several sizes)")
         _eval_sweep(run_dir, sizes, family, test_samples, out, batch_size, as_json, progress,
-                    jobs)
+                    jobs, report_only)
         return
     from algspec.training.data import SourceError
     from algspec.training.metrics import per_output_lines, score_text
@@ -288,8 +291,10 @@ def eval_command(
 
 def _eval_sweep(run_dir: Path, sizes_text: str | None, family_text: str | None,
                 samples: int | None, out: Path | None, batch_size: int | None,
-                as_json: bool, progress: bool, jobs: int = 1) -> None:
-    """`eval RUN --sizes ... --family ...`: every cell, a table, a plot; resumable."""
+                as_json: bool, progress: bool, jobs: int = 1,
+                report_only: bool = False) -> None:
+    """`eval RUN --sizes ... --family ...`: every cell, a table, a plot; resumable
+    (`report_only`: the table of the cells tested so far, testing none)."""
     from algspec.training.data import SourceError
     from algspec.training.ood import TRAINED, markdown_table, run_sweep
     from algspec.training.runs import read_result
@@ -317,7 +322,7 @@ def _eval_sweep(run_dir: Path, sizes_text: str | None, family_text: str | None,
     with reported(lambda _: stopped, mistakes=(FileNotFoundError, SourceError, ValueError)):
         summary = run_sweep(run_dir, sizes, families, samples, folder, batch_size,
                             progress=progress_wanted(progress), on_interrupt=lambda: stopped,
-                            jobs=jobs)
+                            jobs=jobs, tested_only=report_only)
     if as_json:
         print(json.dumps(summary, indent=2))
         return

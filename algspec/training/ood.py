@@ -278,6 +278,7 @@ def run_sweep(
     on_interrupt: Callable[[], str] | None = None,
     shared: dict[tuple, tuple] | None = None,
     jobs: int = 1,
+    tested_only: bool = False,
 ) -> dict[str, Any]:
     """Test a run in every (family, size) cell, resuming after the cells already written.
 
@@ -299,22 +300,29 @@ def run_sweep(
     output_files.check_target(out, "dir", allow_nonempty_dir=True)
     with output_files.claim(out, inside=True):  # one sweep at a time writes into `out`
         return _sweep_cells(run_dir, ckpt, config, families, sizes, samples, batch_size, out,
-                            progress, log, on_interrupt, shared, jobs)
+                            progress, log, on_interrupt, shared, jobs, tested_only)
 
 
 def _sweep_cells(run_dir: Path, ckpt: dict[str, Any], config: TrainConfig,
                  families: list[str], sizes: list[int], samples: int, batch_size: int,
                  out: Path, progress: bool, log: Callable[[str], None] | None,
                  on_interrupt: Callable[[], str] | None,
-                 shared: dict[tuple, tuple] | None, jobs: int = 1) -> dict[str, Any]:
-    """`run_sweep`'s cells, summary, table and plot, written into `out` (held)."""
+                 shared: dict[tuple, tuple] | None, jobs: int = 1,
+                 tested_only: bool = False) -> dict[str, Any]:
+    """`run_sweep`'s cells, summary, table and plot, written into `out` (held);
+    `tested_only`: no cell is tested, the table holds those written so far (`-` for the
+    others: a sweep whose large cells need another machine)."""
     from algspec.training.trainer import device_description
 
     output_files.make_parents(out / CELLS / "x")
     say = log or (lambda line: print(line, file=sys.stderr, flush=True))
     cells = [Cell(f, n, samples) for f in families for n in sizes]
     todo = [c for c in cells if not (out / CELLS / c.file_name).is_file()]
-    if len(todo) < len(cells):
+    if tested_only:
+        say(f"{len(cells) - len(todo)} of {len(cells)} cells tested in {out}; the table "
+            f"shows those ({len(todo)} not tested)")
+        cells, todo = [c for c in cells if c not in todo], []
+    elif len(todo) < len(cells):
         say(f"{len(cells) - len(todo)} of {len(cells)} cells already tested in {out}; "
             f"testing the other {len(todo)}")
     guard = DeferredInterrupt("this batch", on_force=on_interrupt)
@@ -372,13 +380,15 @@ def markdown_table(summary: dict[str, Any]) -> str:
     lines = [f"| {metric_name(summary)} | " + " | ".join(f"n={n}" for n in sizes) + " |",
              "|---|" + "---:|" * len(sizes)]
     for f in families:
-        lines.append(f"| {f} | " + " | ".join(f"{cell_value(by[f, n]):.4f}" for n in sizes)
-                     + " |")
+        lines.append(f"| {f} | " + " | ".join(
+            f"{cell_value(by[f, n]):.4f}" if (f, n) in by else "-" for n in sizes) + " |")
     cost = ["", "| family | n | mean edges | sampling s | testing s | peak host GB |",
             "|---|---:|---:|---:|---:|---:|"]
     whole = False
     for f in families:
         for n in sizes:
+            if (f, n) not in by:
+                continue
             r = by[f, n]
             edges = "-" if r.get("mean_edges") is None else f"{r['mean_edges']:.0f}"
             mark = "" if r.get("peak_host_memory_scope") == "cell" else " *"

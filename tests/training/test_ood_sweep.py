@@ -76,6 +76,29 @@ def test_a_stopped_sweep_tests_only_the_missing_cells(bfs_run: Path, tmp_path: P
     assert again["cells"][1]["score"] == pytest.approx(first["cells"][1]["score"], abs=1e-12)
 
 
+def test_report_only_writes_the_table_of_the_cells_tested_so_far(bfs_run: Path,
+                                                                  tmp_path: Path) -> None:
+    """`eval RUN --sizes ... --report-only`: nothing is tested; the table, summary and plot
+    hold the cells on disk, `-` for the others (cells that need another machine)."""
+    from algspec.training.ood import run_sweep
+
+    out = tmp_path / "s"
+    run_sweep(bfs_run, [5], ["trained"], samples=4, out=out, log=lambda _: None)
+    lines: list[str] = []
+    summary = run_sweep(bfs_run, [5, 9], ["trained"], samples=4, out=out, log=lines.append,
+                        tested_only=True)
+    assert lines == [f"1 of 2 cells tested in {out}; the table shows those (1 not tested)"]
+    assert [c["size"] for c in summary["cells"]] == [5] and summary["sizes"] == [5, 9]
+    assert not (out / "cells" / "trained_n9_s4.json").exists()
+    assert "| n=5 | n=9 |" in (out / "ood.md").read_text()
+    assert "| trained | " in (out / "ood.md").read_text()
+    assert (out / "ood.md").read_text().split("| trained | ")[1].split("\n")[0].endswith(
+        " | - |")
+    r = CliRunner().invoke(cli(), ["eval", str(bfs_run), "--sizes", "5,9", "-o", str(out),
+                                   "--test-samples", "4", "--report-only", "--no-progress"])
+    assert r.exit_code == 0 and "| trained |" in r.output, r.output
+
+
 def test_a_family_switches_the_graph_the_run_is_tested_on(bfs_run: Path,
                                                           tmp_path: Path) -> None:
     from algspec.training.ood import run_sweep
