@@ -344,18 +344,25 @@ class _SampleProgress:
         self.bar.update(done - self.bar.n)
 
 
-def _quickstart_summary(paths: list[Path]) -> None:
-    """`algspec demo`: lint, compile and sample every shipped algorithm (the quick start)."""
+def _quickstart_summary(paths: list[Path]) -> int:
+    """`algspec demo`: lint, compile and sample every shipped algorithm (the quick start);
+    a file whose sample faults is its diagnostic on stderr. Returns how many faulted."""
     from algspec.compiled import load
     from algspec.efficiency.analysis import analyse
     from algspec.lint import lint_path
     print("| algorithm | file | lint findings | inputs / hints / outputs | T at n=16 "
           "(min / mean / max, 64 samples) | c | eta | epsilon |")
     print("|---|---|---|---|---|---|---|---|")
+    faulted = 0
     for p in paths:
         findings = lint_path(p)
         alg = load(p)
-        traj = alg.sample(16, 64, 0)
+        try:
+            traj = alg.sample(16, 64, 0)
+        except RuntimeFault as f:
+            print(f.diagnostic.concise_block(), file=sys.stderr)
+            faulted += 1
+            continue
         stages = [s for s, _, _ in alg.spec.values()]
         counts = " / ".join(str(stages.count(s)) for s in ("input", "hint", "output"))
         st = analyse(alg.ir)
@@ -363,21 +370,35 @@ def _quickstart_summary(paths: list[Path]) -> None:
         print(f"| {alg.name} | {p.name} | {len(findings)} | {counts} | {int(lengths.min())} / "
               f"{lengths.mean():.1f} / {int(lengths.max())} | {st.capacity} | "
               f"{st.node_efficiency} | {st.edge_efficiency} |")
+    return faulted
 
 
 @app.command()
 def demo(
-    paths: Annotated[list[Path] | None, typer.Argument(help="Files (default: algorithms/).")]
+    paths: Annotated[list[Path] | None, typer.Argument(
+        help="Files or folders (every *.alg under a folder) [default: algorithms/*.alg].")]
     = None,
     progress: Annotated[bool, progress_option()] = True,
 ) -> None:
-    """Lint, compile and sample (n=16, 64 samples) each algorithm; print a summary table."""
-    files = paths or sorted(Path("algorithms").glob("*.alg"))
+    """Lint, compile and sample (n=16, 64 samples) each algorithm; print a summary table.
+
+    A file that does not compile is its diagnostics, and the others are still shown;
+    the exit status is 1 when any file failed."""
+    from algspec.cli.efficiency import expand_paths
+    files = expand_paths(paths) if paths else sorted(Path("algorithms").glob("*.alg"))
     if not files:
         raise fail("no .alg files given and none in ./algorithms")
+    good = []
     for f in files:
-        load_or_exit(f)
-    _quickstart_summary(files)
+        try:
+            load_or_exit(f)
+            good.append(f)
+        except typer.Exit as e:
+            if e.exit_code != 1:  # not a file with errors: a usage error, said once
+                raise
+    failed = len(files) - len(good) + _quickstart_summary(good)
+    if failed:
+        raise typer.Exit(1)
 
 
 @app.command()

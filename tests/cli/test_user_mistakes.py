@@ -115,8 +115,9 @@ def test_a_folder_or_unreadable_file_is_a_usage_error(tmp_path: Path, ok_alg: Pa
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     folder = tmp_path / "dir.alg"
     folder.mkdir()
-    # `efficiency` reads a folder as `lint` does (every *.alg under it): this one has none
-    expect = f"no .alg files in folder {folder}" if cmd == "efficiency" else f"{folder} is a folder"
+    # `efficiency` and `demo` read a folder as `lint` does (every *.alg under it): none here
+    expect = f"no .alg files in folder {folder}" if cmd in ("efficiency", "demo") \
+        else f"{folder} is a folder"
     one_line_usage_error(invoke(cmd, folder), expect)
     from algspec.language import source_file
 
@@ -323,3 +324,21 @@ def test_real_entry_point_prints_one_line(tmp_path: Path) -> None:
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.strip().splitlines() == [
         "error: No such option: --bogus (see 'algspec lint --help')"]
+
+
+def test_demo_takes_folders_and_shows_every_file_that_compiles(tmp_path: Path,
+                                                               ok_alg: Path) -> None:
+    """`algspec demo FOLDER`: every *.alg under it; a file with an error is its diagnostics
+    and the others are still in the table; exit 1 when any file failed."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "a.alg").write_text(ok_alg.read_text())
+    (folder / "b.alg").write_text("algorithm b\nnodes n\ngraph complete\nforall v { x = }\n")
+    r = invoke("demo", folder)
+    assert r.exit_code == 1, r.output
+    assert r.stderr.startswith(f"{folder / 'b.alg'}:4:16: E002 ")
+    rows = [line for line in r.stdout.splitlines() if line.startswith("| parallel_search ")]
+    assert len(rows) == 1 and "| a.alg |" in rows[0]
+    (folder / "b.alg").unlink()
+    assert invoke("demo", folder).exit_code == 0
+    one_line_usage_error(invoke("demo", tmp_path / "none"), "no such file or folder")
