@@ -11,18 +11,14 @@ does not move when glibc's FMA code is switched off.
 from __future__ import annotations
 
 import math
-import os
-import subprocess
 import sys
 from decimal import Decimal, localcontext
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from algspec.ir import double_double, libm
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.glibc_fma import assert_ours_unchanged_with_fma_off
 
 
 def _pi() -> Decimal:
@@ -96,14 +92,4 @@ print(hashlib.sha256(libm.sin(x).tobytes() + libm.cos(x).tobytes()).hexdigest(),
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's tunables")
 def test_same_bits_with_the_c_librarys_fma_code_off():
     """With glibc's FMA variants off (`GLIBC_TUNABLES`) `math.sin` changes, ours does not."""
-    def run(extra: dict[str, str]) -> list[str]:
-        env = {**os.environ, **extra}
-        out = subprocess.run([sys.executable, "-c", _PROBE], cwd=ROOT, env=env, check=True,
-                             capture_output=True, text=True, timeout=120).stdout
-        return out.split()
-
-    ours, libc = run({})
-    ours_off, libc_off = run({"GLIBC_TUNABLES": "glibc.cpu.hwcaps=-AVX2,-FMA,-AVX512F"})
-    assert ours_off == ours
-    if libc_off == libc:
-        pytest.skip("this CPU or C library has no FMA variant to switch off")
+    assert_ours_unchanged_with_fma_off(_PROBE)

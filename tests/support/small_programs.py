@@ -84,3 +84,22 @@ while any(not reach[v] and any(reach[u] and A[u, v] > 0 for u in incoming(v))  #
     record
 }
 """
+
+# A prefix maximum by doubling (not a shipped file): few frames, a quick compile.
+PREFIX_MAX = """\
+algorithm prefix_max_doubling
+nodes n
+graph complete
+
+input  node  x: scalar ~ uniform(low = -1.0, high = 1.0)
+hint   node  best: scalar := x
+output node  prefix_max: scalar = best
+state  graph step: int = 1
+
+record
+while step < n bound ceil(log2(n)) {
+    forall v where v >= step { best[v] = max(best[v], best[v - step]) }
+    step = step << 1
+    record
+}
+"""

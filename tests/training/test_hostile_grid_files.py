@@ -20,24 +20,8 @@ import yaml
 from typer.testing import CliRunner
 
 from algspec.cli.training import register
+from tests.support.small_programs import PREFIX_MAX
 
-TINY_ALG = """\
-algorithm prefix_max_doubling
-nodes n
-graph complete
-
-input  node  x: scalar ~ uniform(low = -1.0, high = 1.0)
-hint   node  best: scalar := x
-output node  prefix_max: scalar = best
-state  graph step: int = 1
-
-record
-while step < n bound ceil(log2(n)) {
-    forall v where v >= step { best[v] = max(best[v], best[v - step]) }
-    step = step << 1
-    record
-}
-"""
 
 def _app() -> typer.Typer:
     app = typer.Typer()
@@ -48,7 +32,7 @@ def _app() -> typer.Typer:
 def _grid(tmp_path: Path, text: str | None = None, **over: Any) -> Path:
     """A grid of two tiny .alg files (written beside it), with `over` replacing keys."""
     for name in ("a.alg", "b.alg"):
-        (tmp_path / name).write_text(TINY_ALG)
+        (tmp_path / name).write_text(PREFIX_MAX)
     grid: dict[str, Any] = {"name": "g", "tasks": [{"name": "T", "sequential": "a.alg",
                                                     "parallel": "b.alg"}],
                             "processors": ["mpnn"], "hidden": [8], "seeds": [0],

@@ -19,27 +19,10 @@ import pytest
 import yaml
 
 from algspec.training.config import TrainConfig
+from tests.support.small_programs import PREFIX_MAX
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# A prefix maximum by doubling (not a shipped file): few frames, a quick compile.
-PREFIX_MAX = """\
-algorithm prefix_max_doubling
-nodes n
-graph complete
-
-input  node  x: scalar ~ uniform(low = -1.0, high = 1.0)
-hint   node  best: scalar := x
-output node  prefix_max: scalar = best
-state  graph step: int = 1
-
-record
-while step < n bound ceil(log2(n)) {
-    forall v where v >= step { best[v] = max(best[v], best[v - step]) }
-    step = step << 1
-    record
-}
-"""
 
 # Timing and the resume record differ between a resumed and an uninterrupted run.
 NOT_COMPARED = {"train_seconds", "seconds_per_step", "seconds_per_step_by_size",
