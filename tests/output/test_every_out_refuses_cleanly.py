@@ -60,11 +60,13 @@ def _places(tmp: Path, kind: str) -> dict[str, Path]:
 @pytest.fixture()
 def alg(tmp_path: Path) -> Path:
     p = program(tmp_path)
+    twin = tmp_path / "twin.alg"  # a grid's two sides are two runs: two files
+    twin.write_text(p.read_text())
     (tmp_path / "grid.yaml").write_text(json.dumps({
-        "name": "g", "tasks": [{"name": "T", "sequential": str(p), "parallel": str(p)}],
+        "name": "g", "tasks": [{"name": "T", "sequential": str(p), "parallel": str(twin)}],
         "processors": ["mpnn"], "hidden": [8], "seeds": [0],
-        "train": {"steps": 1, "train_sizes": [3], "val_size": 3, "test_size": 3,
-                  "train_samples": 2, "val_samples": 2, "test_samples": 2}}))
+        "train": {"steps": 1, "batch_size": 2, "train_sizes": [3], "val_size": 3,
+                  "test_size": 3, "train_samples": 2, "val_samples": 2, "test_samples": 2}}))
     return p
 
 
