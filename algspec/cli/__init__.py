@@ -25,6 +25,7 @@ from algspec.cli.args import (
     progress_option,
     progress_wanted,
     reported,
+    stat_or_fail,
 )
 from algspec.cli.args import parse_params as _parse_params
 from algspec.diagnostics import AlgError, RuntimeFault, render
@@ -79,17 +80,10 @@ def lint(
     """Report errors and suspicious constructs; exit 0 clean, 1 findings, 2 usage error."""
     if output_format not in ("concise", "full", "json"):
         raise fail(f"--output-format must be concise, full or json, not {output_format!r}")
-    import os
-
     from algspec.lint import lint_files
     files: list[Path] = []
     for p in paths:
-        try:
-            os.stat(p)
-        except (FileNotFoundError, NotADirectoryError):
-            pass
-        except OSError as e:  # a name too long, a loop of links: one line
-            raise fail(f"cannot read {p}: {e.strerror or e}") from None
+        stat_or_fail(p, f"cannot read {p}")  # a name too long, a loop of links: one line
         if p.is_dir():
             files += sorted(p.rglob("*.alg"))
         elif p.exists():  # a FIFO or a device is refused by reading it (E006), unopened

@@ -189,13 +189,13 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
-def _stat_or_fail(p, shown: str) -> None:
+def stat_or_fail(p, shown: str) -> None:
     """A one-line error (exit 2) for a path the system cannot even look up (a name too
     long, a loop of links); a missing one is left to the caller's own message."""
     try:
         os.stat(p)
     except (FileNotFoundError, NotADirectoryError):
-        pass
+        return  # missing: the caller says so in its own words
     except OSError as e:
         raise fail(f"{shown}: {e.strerror or e}") from None
 
@@ -204,7 +204,7 @@ def check_file(path) -> None:
     """A one-line error (exit 2) unless `path` is an existing file: missing, or a folder."""
     from pathlib import Path
     p = Path(path)
-    _stat_or_fail(p, str(p))
+    stat_or_fail(p, str(p))
     if p.is_dir():
         raise fail(f"{p} is a folder, not a .alg file")
     if not p.is_file():
@@ -215,7 +215,7 @@ def check_out_folder(out, flag: str = "--out") -> None:
     """A one-line error (exit 2) unless `out` can be a folder: not a file, nor under one."""
     from pathlib import Path
     p = Path(out)
-    _stat_or_fail(p, f"{flag} {p}")
+    stat_or_fail(p, f"{flag} {p}")
     if p.exists() and not p.is_dir():
         raise fail(f"{flag} {p} exists and is not a folder")
     blocker = next((a for a in p.parents if a.exists() and not a.is_dir()), None)
