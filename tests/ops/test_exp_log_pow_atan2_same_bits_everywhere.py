@@ -142,7 +142,7 @@ print(hashlib.sha256(b"".join(o.tobytes() for o in ours)).hexdigest(),
 """
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's tunables")
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="GLIBC_TUNABLES, glibc's switch for its FMA code, exists on Linux only")
 def test_same_bits_with_the_c_librarys_fma_code_off():
     """With glibc's FMA variants off (`GLIBC_TUNABLES`) `math.exp` and friends change,
     ours do not."""

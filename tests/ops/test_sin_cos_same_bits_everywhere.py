@@ -89,7 +89,7 @@ print(hashlib.sha256(libm.sin(x).tobytes() + libm.cos(x).tobytes()).hexdigest(),
 """
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's tunables")
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="GLIBC_TUNABLES, glibc's switch for its FMA code, exists on Linux only")
 def test_same_bits_with_the_c_librarys_fma_code_off():
     """With glibc's FMA variants off (`GLIBC_TUNABLES`) `math.sin` changes, ours does not."""
     assert_ours_unchanged_with_fma_off(_PROBE)
