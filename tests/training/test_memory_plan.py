@@ -11,27 +11,9 @@ from typing import Any
 import pytest
 
 from algspec.nn import memory
+from tests.support.small_programs import PREFIX_MAX
 
 ROOT = Path(__file__).resolve().parents[2]
-
-# An algorithm of its own (not one of algorithms/): prefix maxima by doubling, a hint per round.
-RUNNING_MAX = """\
-algorithm prefix_max_doubling
-nodes n
-graph complete
-
-input  node  x: scalar ~ uniform(low = 0.0, high = 1.0)
-hint   node  best: scalar := x
-output node  top: scalar = best
-state  graph gap: int = 1
-
-record
-while gap < n bound ceil(log2(n)) {
-    forall v where v >= gap { best[v] = max(best[v], best[v - gap]) }
-    gap = gap * 2
-    record
-}
-"""
 
 
 def test_memory_sizes_parse_in_decimal_and_binary_units() -> None:
@@ -89,7 +71,7 @@ class _Runs:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.algorithm = root / "running_max.alg"
-        self.algorithm.write_text(RUNNING_MAX)
+        self.algorithm.write_text(PREFIX_MAX)
         self.measured: list[int] = []
 
     def train(self, name: str, budget: str, monkeypatch: pytest.MonkeyPatch
@@ -220,7 +202,7 @@ def test_train_with_a_malformed_budget_is_one_error_line(
     from algspec.cli import app
 
     algorithm = tmp_path / "prefix_max_doubling.alg"
-    algorithm.write_text(RUNNING_MAX)
+    algorithm.write_text(PREFIX_MAX)
     monkeypatch.setenv(memory.ENV_MEMORY, "lots")
     r = CliRunner().invoke(app, [
         "train", str(algorithm), "--backend", "algspec", "--graph", "dense", "--hidden", "8",
